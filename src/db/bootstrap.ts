@@ -1,0 +1,35 @@
+import type { AppConfig } from '../config';
+import type { Logger } from '../logger';
+import { seedDatabase, isDatabaseEmpty } from '../seed/seed-database';
+import { openDatabase, type Database } from './database';
+import { applyMigrations } from './migrations/apply';
+
+/** Opens the configured database, applies pending migrations and, on an empty one, seeds demo data. */
+export async function prepareDatabase(config: AppConfig, logger: Logger): Promise<Database> {
+  if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, 'using embedded PostgreSQL (PGlite)');
+  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolMax: config.pgPoolMax });
+  const { applied } = await db.withSession((session) => applyMigrations(session));
+  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  if (config.seedDemoData && (await isDatabaseEmpty(db.prisma))) {
+    const seeded = await seedDatabase(db.prisma);
+    printDemoKeys(config, seeded.keys.map((k) => ({ key: k.key, organization: seeded.organizations.find((o) => o.id === k.organization_id)?.name ?? k.organization_id })), seeded.reports);
+  }
+  return db;
+}
+
+/** Printed once, on the start that seeded the data: the keys themselves are never stored. */
+function printDemoKeys(config: AppConfig, keys: { key: string; organization: string }[], reports: number): void {
+  const base = `http://localhost:${config.port}`;
+  const lines = [
+    '',
+    `Demo data seeded (${reports} reports). Demo API keys — shown only now, keep them:`,
+    ...keys.map((k) => `  ${k.organization.padEnd(24)} ${k.key}`),
+    '',
+    'Try:',
+    `  curl -H 'x-api-key: ${keys[0]?.key}' '${base}/public/reports/?limit=2'`,
+    `  curl -H 'x-api-key: ${keys[0]?.key}' '${base}/public/dealerships/'`,
+    `  open ${base}/graphql (GraphiQL) and ${base}/docs (Swagger UI)`,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,25 @@
+import { Args, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { requireOrganization, type GraphQLContext } from '../graphql/context';
+import { ReportsArgs } from '../reports/report-filters.args';
+import { ReportPage } from '../reports/report.types';
+import { PageArgs, UserPage } from '../users/user.types';
+import { Dealership, DealershipPage, DealershipsArgs } from './dealership.types';
+import { listDealerships } from './dealerships.service';
+
+@Resolver(() => Dealership)
+export class DealershipsResolver {
+  @Query(() => DealershipPage, { description: 'List dealerships (spec 4.6), by position then name by default' })
+  dealerships(@Args(() => DealershipsArgs) args: DealershipsArgs, @Ctx() context: GraphQLContext): Promise<DealershipPage> {
+    return listDealerships(context.db.prisma, requireOrganization(context), args);
+  }
+
+  @FieldResolver(() => UserPage, { description: 'users attached to this dealership, newest first' })
+  users(@Root() dealership: Dealership, @Args(() => PageArgs) page: PageArgs, @Ctx() context: GraphQLContext) {
+    return context.loaders.userPagesByDealership({ limit: page.limit, offset: page.offset }).load(dealership.id);
+  }
+
+  @FieldResolver(() => ReportPage, { description: "this dealership's reports, with the filters of `reports`" })
+  reports(@Root() dealership: Dealership, @Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: GraphQLContext) {
+    return context.loaders.reportPages('dealership_id', args).load(dealership.id);
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * The small table of argument constraints (decisions.md: limit 0–1000, offset ≥ 0, custom_sms up
+ * to 480 characters). One table serves GraphQL (this middleware), REST validation and OpenAPI.
+ */
+import type { MiddlewareFn } from 'type-graphql';
+import { checkConstraints, type ConstraintTable } from '../rest/validation/constraints';
+import { atLoc } from '../rest/validation/pydantic-errors';
+import { badUserInput } from './errors';
+
+export const ARGUMENT_CONSTRAINTS: ConstraintTable = {
+  limit: { ge: 0, le: 1000 },
+  offset: { ge: 0 },
+  custom_sms: { maxLength: 480 },
+};
+
+export const ArgumentConstraintsMiddleware: MiddlewareFn = ({ args }, next) => {
+  const failures = Object.entries(args ?? {}).flatMap(([name, value]) => {
+    const failure = checkConstraints(value, value, ARGUMENT_CONSTRAINTS[name]);
+    return failure ? [atLoc([name], failure)] : [];
+  });
+  if (failures.length > 0) throw badUserInput(failures);
+  return next();
+};

@@ -1,0 +1,23 @@
+import type { RequestAuth } from '../auth/request-auth';
+import type { AppConfig } from '../config';
+import type { Database } from '../db/database';
+import { unauthenticated } from './errors';
+import type { Loaders } from './loaders';
+
+export interface GraphQLContext {
+  db: Database;
+  config: AppConfig;
+  auth: RequestAuth;
+  /** Per-request DataLoaders: batch and cache every relation within one request only. */
+  loaders: Loaders;
+  requestId: string;
+  /** Raw request headers (create-lead reads Idempotency-Key). */
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** The key's organization; every root field starts here (decisions.md: 401 texts). */
+export function requireOrganization(context: GraphQLContext): string {
+  if (context.auth.status === 'missing') throw unauthenticated('Not authenticated');
+  if (context.auth.status === 'invalid') throw unauthenticated('Invalid API key');
+  return context.auth.principal.organizationId;
+}

@@ -1,0 +1,39 @@
+/**
+ * Errors every interface understands: `extensions.code` for GraphQL clients,
+ * `extensions.http.status` for Apollo and sofa, and for input errors the Pydantic-style
+ * `extensions.detail` entries the REST layer returns as its 422 body.
+ */
+import { GraphQLError } from 'graphql';
+
+export interface InputErrorDetail {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+function error(message: string, code: string, status: number, extra: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, http: { status }, ...extra } });
+}
+
+export const unauthenticated = (message: string) => error(message, 'UNAUTHENTICATED', 401);
+export const notFound = (message: string) => error(message, 'NOT_FOUND', 404);
+export const quotaExhausted = () => error('Subscription quota exhausted', 'QUOTA_EXHAUSTED', 403);
+export const conflict = (message: string) => error(message, 'CONFLICT', 409);
+export const rateLimited = (retryAfterSeconds: number) =>
+  error('Rate limit exceeded', 'RATE_LIMITED', 429, { retryAfter: retryAfterSeconds });
+
+/**
+ * Bad input found by a service (after the schema's own type checks). `loc` is relative to the
+ * argument list, e.g. ['order_by']; the REST layer prefixes it with the argument's location.
+ */
+export function badUserInput(details: InputErrorDetail[]): GraphQLError {
+  const first = details[0];
+  const message = details.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; ');
+  return error(message, 'BAD_USER_INPUT', 422, { argumentName: first?.loc[0], detail: details });
+}
+
+export function valueError(argument: string, message: string, input: unknown): GraphQLError {
+  return badUserInput([{ type: 'value_error', loc: [argument], msg: `Value error, ${message}`, input, ctx: { error: message } }]);
+}

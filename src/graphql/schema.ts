@@ -1,0 +1,28 @@
+import 'reflect-metadata';
+import type { GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { DealershipsResolver } from '../dealerships/dealerships.resolver';
+import { ReportCompactRelationsResolver, ReportRelationsResolver, ReportsResolver } from '../reports/reports.resolver';
+import { UsersResolver } from '../users/users.resolver';
+import { ArgumentConstraintsMiddleware } from './argument-constraints';
+
+export const RESOLVERS = [
+  ReportsResolver,
+  ReportRelationsResolver,
+  ReportCompactRelationsResolver,
+  UsersResolver,
+  DealershipsResolver,
+] as const;
+
+let cached: Promise<GraphQLSchema> | undefined;
+
+/** The one schema behind /graphql and /public (built once per process). */
+export function buildAppSchema(): Promise<GraphQLSchema> {
+  cached ??= buildSchema({
+    resolvers: [...RESOLVERS],
+    validate: false,
+    emitSchemaFile: false,
+    globalMiddlewares: [ArgumentConstraintsMiddleware],
+  });
+  return cached;
+}

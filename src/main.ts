@@ -1,0 +1,37 @@
+import 'reflect-metadata';
+import { createServer } from 'node:http';
+import { loadConfig } from './config';
+import { prepareDatabase } from './db/bootstrap';
+import { logger } from './logger';
+import { createApp } from './server/app';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const db = await prepareDatabase(config, logger);
+  let shuttingDown = false;
+  const app = await createApp({ db, config, isShuttingDown: () => shuttingDown });
+  const server = createServer(app);
+  server.listen(config.port, config.host, () => {
+    logger.info({ port: config.port, database: db.kind }, `Vehicle Report API listening on http://localhost:${config.port}`);
+  });
+
+  const shutdown = (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    server.close(async () => {
+      await db.close();
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  logger.fatal({ err: error }, 'failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,34 @@
+import { Args, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Dealership } from '../dealerships/dealership.types';
+import { requireOrganization, type GraphQLContext } from '../graphql/context';
+import { notFound } from '../graphql/errors';
+import { ReportsArgs } from '../reports/report-filters.args';
+import { ReportPage } from '../reports/report.types';
+import { User, UserArgs, UserPage, UsersArgs } from './user.types';
+import { listUsers } from './users.service';
+
+@Resolver(() => User)
+export class UsersResolver {
+  @Query(() => UserPage, { description: 'List users (spec 4.4)' })
+  users(@Args(() => UsersArgs) args: UsersArgs, @Ctx() context: GraphQLContext): Promise<UserPage> {
+    return listUsers(context.db.prisma, requireOrganization(context), args);
+  }
+
+  @Query(() => User, { description: 'Fetch one user (spec 4.5)' })
+  async user(@Args(() => UserArgs) { user_id }: UserArgs, @Ctx() context: GraphQLContext): Promise<User> {
+    requireOrganization(context);
+    const user = await context.loaders.user.load(user_id.toLowerCase());
+    if (!user) throw notFound('User not found');
+    return user;
+  }
+
+  @FieldResolver(() => Dealership, { nullable: true })
+  dealership(@Root() user: User, @Ctx() context: GraphQLContext) {
+    return user.dealership_id ? context.loaders.dealership.load(user.dealership_id) : null;
+  }
+
+  @FieldResolver(() => ReportPage, { description: 'reports this user created, with the filters of `reports`' })
+  reports(@Root() user: User, @Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: GraphQLContext) {
+    return context.loaders.reportPages('profile_id', args).load(user.id);
+  }
+}

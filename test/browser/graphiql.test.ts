@@ -1,0 +1,196 @@
+/**
+ * GraphiQL page in a real headless Chromium: it must load only from this service, show the
+ * example query, run it and forward the x-api-key header from its headers editor.
+ *
+ * The backend is a stand-in defined here (a one-field graphql-js schema), so the test exercises
+ * the router alone, not Apollo or the database.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import express from 'express';
+import { buildSchema, graphql } from 'graphql';
+import { chromium, type Browser } from 'playwright-core';
+import { graphiqlRouter } from '../../src/graphql/graphiql';
+
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const ARTIFACTS_DIR = path.resolve(__dirname, '..', '..', 'test-artifacts');
+
+const API_KEY = 'test-key-123';
+const EXAMPLE_QUERY = 'query Hello {\n  hello(name: "Ada")\n}';
+const EXPECTED_RESULT = { data: { hello: `Hello, Ada (x-api-key: ${API_KEY})` } };
+
+const schema = buildSchema('type Query { hello(name: String): String }');
+
+interface GraphqlBody {
+  query?: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+}
+
+/** The router under test plus a stand-in for Apollo that echoes the forwarded API key. */
+function createTestApp(seenApiKeys: (string | undefined)[]): express.Express {
+  const app = express();
+  app.use(graphiqlRouter({ endpoint: '/graphql', exampleQuery: EXAMPLE_QUERY, defaultApiKey: API_KEY }));
+  // Where Apollo answers JSON GET requests in the real service.
+  app.get('/graphql', (_req, res) => {
+    res.json({ handledBy: 'backend' });
+  });
+  app.post('/graphql', express.json(), async (req, res) => {
+    const body = req.body as GraphqlBody;
+    const apiKey = req.get('x-api-key');
+    seenApiKeys.push(apiKey);
+    const result = await graphql({
+      schema,
+      source: body.query ?? '',
+      variableValues: body.variables,
+      operationName: body.operationName,
+      rootValue: { hello: ({ name }: { name?: string }) => `Hello, ${name ?? 'world'} (x-api-key: ${apiKey ?? 'none'})` },
+    });
+    res.json(result);
+  });
+  return app;
+}
+
+async function listen(app: express.Express): Promise<{ server: Server; baseUrl: string }> {
+  const server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return { server, baseUrl: `http://127.0.0.1:${port}` };
+}
+
+/** data: and blob: URLs never leave the page; everything else must go to the test server. */
+function leavesLoopback(url: string): boolean {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'data:' || parsed.protocol === 'blob:') return false;
+  return parsed.hostname !== '127.0.0.1';
+}
+
+describe('GraphiQL page', () => {
+  const seenApiKeys: (string | undefined)[] = [];
+  let server: Server;
+  let baseUrl: string;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    ({ server, baseUrl } = await listen(createTestApp(seenApiKeys)));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  describe('over HTTP', () => {
+    it('serves the page only to clients preferring HTML, with a self-only CSP', async () => {
+      const page = await fetch(`${baseUrl}/graphql`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      const csp = page.headers.get('content-security-policy') ?? '';
+      expect(csp).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'/);
+      // No origin other than 'self' anywhere in the policy.
+      expect(csp).not.toMatch(/https?:|\*/);
+      const html = await page.text();
+      expect(html).toContain('/graphql/assets/graphiql.min.js?v=3.8.3');
+
+      const json = await fetch(`${baseUrl}/graphql?query=%7B__typename%7D`, { headers: { accept: 'application/json' } });
+      expect(await json.json()).toEqual({ handledBy: 'backend' });
+      const noAccept = await fetch(`${baseUrl}/graphql`, { headers: { accept: '*/*' } });
+      expect(await noAccept.json()).toEqual({ handledBy: 'backend' });
+    });
+
+    it('serves the four assets with long cache headers and nothing else', async () => {
+      for (const name of ['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'graphiql.min.css']) {
+        const res = await fetch(`${baseUrl}/graphql/assets/${name}`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+        expect(res.headers.get('content-type')).toMatch(name.endsWith('.css') ? /^text\/css/ : /javascript/);
+        await res.arrayBuffer();
+      }
+      for (const probe of ['', 'graphiql.min.js.map', 'package.json', '..%2Fpackage.json', '%2e%2e%2Fgraphiql%2Fpackage.json', '__proto__']) {
+        const res = await fetch(`${baseUrl}/graphql/assets/${probe}`);
+        expect([probe, res.status]).toEqual([probe, 404]);
+        await res.arrayBuffer();
+      }
+    });
+  });
+
+  describe('in headless Chromium', () => {
+    beforeAll(async () => {
+      if (!existsSync(CHROMIUM_PATH)) {
+        throw new Error(
+          `Chromium not found at ${CHROMIUM_PATH}. Install it with \`apt-get install chromium\` ` +
+            '(or set CHROMIUM_PATH to a Chromium binary). Never let playwright download a browser.',
+        );
+      }
+      browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    });
+
+    it('shows the example query, runs it and forwards the x-api-key header', async () => {
+      if (!browser) throw new Error('Chromium did not start');
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      const requests: string[] = [];
+      const problems: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('console', (message) => {
+        // A wrong script hash or a missing CSP source shows up here, not as an exception.
+        if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
+      });
+
+      try {
+        await page.goto(`${baseUrl}/graphql`, { waitUntil: 'load' });
+        await page.locator('.graphiql-query-editor .CodeMirror').waitFor();
+        const query = await page.evaluate<string>(
+          "document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.getValue()",
+        );
+        expect(query).toBe(EXAMPLE_QUERY);
+
+        // The headers tab is open and prefilled with the default key.
+        const headersTab = page.getByRole('button', { name: 'Headers' });
+        await expect(headersTab.getAttribute('class')).resolves.toContain('active');
+        const visibleToolText = await page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden)').innerText();
+        expect(visibleToolText).toContain(`"x-api-key": "${API_KEY}"`);
+
+        await page.locator('button.graphiql-execute-button').click();
+        const expected = JSON.stringify(EXPECTED_RESULT.data.hello);
+        await page.waitForFunction(
+          `document.querySelector('.result-window .CodeMirror')?.CodeMirror.getValue().includes(${JSON.stringify(expected)})`,
+          undefined,
+          { timeout: 15_000 },
+        );
+        const result = await page.evaluate<string>(
+          "document.querySelector('.result-window .CodeMirror').CodeMirror.getValue()",
+        );
+        expect(JSON.parse(result)).toEqual(EXPECTED_RESULT);
+        // Introspection and the query itself both carried the key.
+        expect(seenApiKeys.length).toBeGreaterThanOrEqual(2);
+        expect(seenApiKeys.every((key) => key === API_KEY)).toBe(true);
+
+        mkdirSync(ARTIFACTS_DIR, { recursive: true });
+        await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'graphiql.png') });
+
+        expect(problems).toEqual([]);
+        expect(requests.length).toBeGreaterThanOrEqual(5); // page, 4 assets (+ POSTs)
+        expect(requests.filter(leavesLoopback)).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  });
+});

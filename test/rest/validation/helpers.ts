@@ -1,0 +1,92 @@
+import { buildSchema, type GraphQLArgument, type GraphQLSchema } from 'graphql';
+import {
+  type ConstraintTable,
+  type Location,
+  validateArguments,
+  type ValidationResult,
+} from '../../../src/rest/validation';
+
+/** A throwaway schema shaped like the real one (graphql-scalars names: UUID, DateTimeISO, JSON). */
+export const SDL = /* GraphQL */ `
+  scalar UUID
+  scalar DateTimeISO
+  scalar JSON
+
+  enum ReportType { inspection counter_inspection after_sale marketing }
+  enum Lang { fr en es }
+
+  type Query {
+    reports(
+      limit: Int = 100
+      offset: Int! = 0
+      valid: Boolean = true
+      token: UUID
+      created_at__gte: DateTimeISO
+      type: ReportType
+      data__contains: JSON
+      vin: String
+      score: Float
+      tokens: [UUID!]
+    ): Int
+    report(report_id: UUID!): Int
+  }
+
+  type Mutation {
+    createLead(
+      dealership: UUID!
+      email: String
+      name: String
+      lang: Lang! = fr
+      custom_sms: String
+      sendEmail: Boolean! = false
+      sendPhone: Boolean! = false
+      count: Int
+      extra: JSON
+    ): Int
+  }
+`;
+
+export const REPORT_CONSTRAINTS: ConstraintTable = { limit: { ge: 0, le: 1000 }, offset: { ge: 0 } };
+export const LEAD_CONSTRAINTS: ConstraintTable = { custom_sms: { maxLength: 480 } };
+
+export function fieldArgs(schema: GraphQLSchema, rootType: 'Query' | 'Mutation', field: string): readonly GraphQLArgument[] {
+  const root = rootType === 'Query' ? schema.getQueryType() : schema.getMutationType();
+  const found = root?.getFields()[field];
+  if (!found) throw new Error(`no field ${rootType}.${field}`);
+  return found.args;
+}
+
+export const schema = buildSchema(SDL);
+
+export function listReports(query: Record<string, string | string[]>, sdl?: string): ValidationResult {
+  const s = sdl ? buildSchema(sdl) : schema;
+  return validateArguments({
+    args: fieldArgs(s, 'Query', 'reports'),
+    locationOf: () => 'query',
+    query,
+    path: {},
+    body: undefined,
+    constraints: REPORT_CONSTRAINTS,
+  });
+}
+
+export function createLead(body: unknown): ValidationResult {
+  return validateArguments({
+    args: fieldArgs(schema, 'Mutation', 'createLead'),
+    locationOf: (): Location => 'body',
+    query: {},
+    path: {},
+    body,
+    constraints: LEAD_CONSTRAINTS,
+  });
+}
+
+export function errorsOf(result: ValidationResult) {
+  if (result.ok) throw new Error(`expected errors, got variables ${JSON.stringify(result.variables)}`);
+  return result.errors;
+}
+
+export function variablesOf(result: ValidationResult) {
+  if (!result.ok) throw new Error(`expected success, got ${JSON.stringify(result.errors)}`);
+  return result.variables;
+}

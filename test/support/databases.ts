@@ -1,0 +1,65 @@
+/**
+ * Every database test runs twice: on PGlite (in memory) and on the PostgreSQL server named by
+ * TEST_DATABASE_URL, each time in a database created for it and dropped afterwards.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database, type DatabaseKind, type DatabaseOptions } from '../../src/db/database';
+import { applyMigrations } from '../../src/db/migrations/apply';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
+
+export const DATABASE_KINDS: DatabaseKind[] = ['pglite', 'postgres'];
+
+export interface TestDatabase {
+  kind: DatabaseKind;
+  /** postgresql:// URL of the scratch database (undefined on PGlite) */
+  url?: string;
+  open(options?: Omit<DatabaseOptions, 'url' | 'dataDir'>): Promise<Database>;
+  drop(): Promise<void>;
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh, empty scratch database (no migrations applied). */
+export async function createScratchDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    return { kind, open: (options) => openDatabase({ ...options, dataDir: 'memory://' }), drop: async () => undefined };
+  }
+  const name = `vr_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    kind,
+    url: url.toString(),
+    open: (options) => openDatabase({ ...options, url: url.toString() }),
+    drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+/** A migrated database, open, plus its cleanup. */
+export async function createMigratedDatabase(
+  kind: DatabaseKind,
+  options?: Omit<DatabaseOptions, 'url' | 'dataDir'>,
+): Promise<{ db: Database; scratch: TestDatabase; cleanup(): Promise<void> }> {
+  const scratch = await createScratchDatabase(kind);
+  const db = await scratch.open(options);
+  await db.withSession((session) => applyMigrations(session));
+  return {
+    db,
+    scratch,
+    async cleanup() {
+      await db.close();
+      await scratch.drop();
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Starts the real application (express, Apollo, sofa) on an ephemeral port over a migrated and
+ * seeded scratch database, for tests over real HTTP.
+ */
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { loadConfig, type AppConfig } from '../../src/config';
+import type { Database, DatabaseKind } from '../../src/db/database';
+import { buildDemoDataset, type DemoDataset } from '../../src/seed/dataset';
+import { seedDatabase } from '../../src/seed/seed-database';
+import { createApp } from '../../src/server/app';
+import { createMigratedDatabase } from './databases';
+
+export interface TestServer {
+  url: string;
+  db: Database;
+  config: AppConfig;
+  dataset: DemoDataset;
+  /** one API key per demo organization, in dataset order */
+  keys: string[];
+  /** SQL statements Prisma ran since the last `resetQueryLog()` */
+  queries: string[];
+  resetQueryLog(): void;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(
+  kind: DatabaseKind,
+  options: { reports?: number; config?: Partial<AppConfig> } = {},
+): Promise<TestServer> {
+  const queries: string[] = [];
+  const { db, cleanup } = await createMigratedDatabase(kind, { onQuery: (e) => queries.push(e.query) });
+  const dataset = buildDemoDataset({ reports: options.reports ?? 300 });
+  const seeded = await seedDatabase(db.prisma, dataset);
+  const config: AppConfig = { ...loadConfig({}), seedDemoData: false, nodeEnv: 'test', ...options.config };
+  const app = await createApp({ db, config });
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    db,
+    config,
+    dataset,
+    keys: dataset.organizations.map((o) => seeded.keys.find((k) => k.organization_id === o.id)!.key),
+    queries,
+    resetQueryLog: () => {
+      queries.length = 0;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await cleanup();
+    },
+  };
+}
+
+export async function graphql<T = Record<string, unknown>>(
+  server: { url: string },
+  query: string,
+  variables: Record<string, unknown> = {},
+  apiKey?: string,
+): Promise<{ status: number; body: { data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] } }> {
+  const response = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, body: (await response.json()) as never };
+}

@@ -1,4 +1,5 @@
-import { Args, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Args, Ctx, Extensions, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { GRAPHQL_ONLY } from '../graphql/rest-shape';
 import { requireOrganization, type GraphQLContext } from '../graphql/context';
 import { ReportsArgs } from '../reports/report-filters.args';
 import { ReportPage } from '../reports/report.types';
@@ -13,11 +14,13 @@ export class DealershipsResolver {
     return listDealerships(context.db.prisma, requireOrganization(context), args);
   }
 
+  @Extensions(GRAPHQL_ONLY)
   @FieldResolver(() => UserPage, { description: 'users attached to this dealership, newest first' })
   users(@Root() dealership: Dealership, @Args(() => PageArgs) page: PageArgs, @Ctx() context: GraphQLContext) {
     return context.loaders.userPagesByDealership({ limit: page.limit, offset: page.offset }).load(dealership.id);
   }
 
+  @Extensions(GRAPHQL_ONLY)
   @FieldResolver(() => ReportPage, { description: "this dealership's reports, with the filters of `reports`" })
   reports(@Root() dealership: Dealership, @Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: GraphQLContext) {
     return context.loaders.reportPages('dealership_id', args).load(dealership.id);

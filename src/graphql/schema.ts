@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { LeadsResolver } from '../leads/leads.resolver';
 import { DealershipsResolver } from '../dealerships/dealerships.resolver';
 import { ReportCompactRelationsResolver, ReportRelationsResolver, ReportsResolver } from '../reports/reports.resolver';
 import { UsersResolver } from '../users/users.resolver';
@@ -12,6 +13,7 @@ export const RESOLVERS = [
   ReportCompactRelationsResolver,
   UsersResolver,
   DealershipsResolver,
+  LeadsResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -1,8 +1,9 @@
-import { Arg, Args, Ctx, FieldResolver, Query, Resolver, Root, type ClassType } from 'type-graphql';
+import { Arg, Args, Ctx, Extensions, FieldResolver, Query, Resolver, Root, type ClassType } from 'type-graphql';
 import { Contact } from '../contacts/contact.type';
 import { Dealership } from '../dealerships/dealership.types';
 import { requireOrganization, type GraphQLContext } from '../graphql/context';
 import { notFound } from '../graphql/errors';
+import { GRAPHQL_ONLY, restSelection } from '../graphql/rest-shape';
 import { UUID } from '../graphql/scalars';
 import { Organization } from '../organizations/organization.type';
 import { User } from '../users/user.types';
@@ -36,30 +37,38 @@ interface ReportIds {
   counter_id: string | null;
 }
 
-/** The same relations on the compact and the full report, each through a per-request loader. */
-function reportRelationsResolver(type: ClassType) {
+/**
+ * The same relations on the compact and the full report, each through a per-request loader.
+ * REST shows none of them, except the compact report's `profile` (spec 2.2: id, name, email, phone).
+ */
+function reportRelationsResolver(type: ClassType, profileInRest: boolean) {
   @Resolver(() => type)
   class ReportRelationsResolver {
+    @Extensions(GRAPHQL_ONLY)
     @FieldResolver(() => Organization)
     organization(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
       return context.loaders.organization.load(report.organization_id);
     }
 
+    @Extensions(GRAPHQL_ONLY)
     @FieldResolver(() => Dealership, { nullable: true })
     dealership(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
       return report.dealership_id ? context.loaders.dealership.load(report.dealership_id) : null;
     }
 
+    @Extensions(profileInRest ? restSelection('id name email phone') : GRAPHQL_ONLY)
     @FieldResolver(() => User, { nullable: true, description: 'the creator; for lists, spec 2.2 "profile" (id, name, email, phone)' })
     profile(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
       return report.profile_id ? context.loaders.user.load(report.profile_id) : null;
     }
 
+    @Extensions(GRAPHQL_ONLY)
     @FieldResolver(() => Contact, { nullable: true })
     contact(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
       return report.contact_id ? context.loaders.contact.load(report.contact_id) : null;
     }
 
+    @Extensions(GRAPHQL_ONLY)
     @FieldResolver(() => Report, { nullable: true, description: 'the original report of a counter-inspection' })
     counter(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
       return report.counter_id ? context.loaders.report.load(report.counter_id) : null;
@@ -68,5 +77,5 @@ function reportRelationsResolver(type: ClassType) {
   return ReportRelationsResolver;
 }
 
-export const ReportRelationsResolver = reportRelationsResolver(Report);
-export const ReportCompactRelationsResolver = reportRelationsResolver(ReportCompact);
+export const ReportRelationsResolver = reportRelationsResolver(Report, false);
+export const ReportCompactRelationsResolver = reportRelationsResolver(ReportCompact, true);

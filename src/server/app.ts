@@ -3,6 +3,7 @@ import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
 import { graphqlRouter } from '../graphql/apollo';
 import { buildAppSchema } from '../graphql/schema';
+import { restRouter } from '../rest/rest-router';
 import { healthRoutes } from './health';
 
 export interface AppContext {
@@ -17,5 +18,6 @@ export async function createApp(context: AppContext): Promise<Express> {
   app.use(healthRoutes(context.db, context.isShuttingDown));
   const schema = await buildAppSchema();
   app.use(await graphqlRouter(schema, context.db, context.config));
+  app.use(restRouter(schema, context.db, context.config));
   return app;
 }

@@ -1,4 +1,5 @@
-import { ArgsType, Field, Int, ObjectType } from 'type-graphql';
+import { ArgsType, Extensions, Field, Int, ObjectType } from 'type-graphql';
+import { GRAPHQL_ONLY } from '../graphql/rest-shape';
 import { DateTimeISO, JSON, UUID } from '../graphql/scalars';
 
 /** A user of the organization (spec 2.5). */
@@ -22,6 +23,7 @@ export class User {
   @Field(() => UUID)
   entity_id!: string;
 
+  @Extensions(GRAPHQL_ONLY)
   @Field(() => UUID, { nullable: true })
   dealership_id!: string | null;
 

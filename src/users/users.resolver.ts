@@ -1,5 +1,6 @@
-import { Args, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Args, Ctx, Extensions, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import { Dealership } from '../dealerships/dealership.types';
+import { GRAPHQL_ONLY } from '../graphql/rest-shape';
 import { requireOrganization, type GraphQLContext } from '../graphql/context';
 import { notFound } from '../graphql/errors';
 import { ReportsArgs } from '../reports/report-filters.args';
@@ -22,11 +23,13 @@ export class UsersResolver {
     return user;
   }
 
+  @Extensions(GRAPHQL_ONLY)
   @FieldResolver(() => Dealership, { nullable: true })
   dealership(@Root() user: User, @Ctx() context: GraphQLContext) {
     return user.dealership_id ? context.loaders.dealership.load(user.dealership_id) : null;
   }
 
+  @Extensions(GRAPHQL_ONLY)
   @FieldResolver(() => ReportPage, { description: 'reports this user created, with the filters of `reports`' })
   reports(@Root() user: User, @Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: GraphQLContext) {
     return context.loaders.reportPages('profile_id', args).load(user.id);

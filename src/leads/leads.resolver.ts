@@ -1,0 +1,22 @@
+import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
+import { requireOrganization, type GraphQLContext } from '../graphql/context';
+import { CreateLeadArgs, CreatedLead } from './lead.types';
+import { createLead } from './leads.service';
+
+@Resolver()
+export class LeadsResolver {
+  @Mutation(() => CreatedLead, {
+    description:
+      'Create a lead: a remote report for a client, counted against the entity quota, optionally notifying the client (spec 4.3). Send an Idempotency-Key header to make retries safe.',
+  })
+  createLead(@Args(() => CreateLeadArgs) args: CreateLeadArgs, @Ctx() context: GraphQLContext): Promise<CreatedLead> {
+    const organizationId = requireOrganization(context);
+    const header = context.headers['idempotency-key'];
+    return createLead(context.db.prisma, {
+      organizationId,
+      args,
+      appBaseUrl: context.config.appBaseUrl,
+      idempotencyKey: (Array.isArray(header) ? header[0] : header) || undefined,
+    });
+  }
+}

@@ -18,4 +18,7 @@ module.exports = {
   },
   setupFiles: ['reflect-metadata'],
   testTimeout: 60000,
+  // Database-bound suites: one worker per core of the 2-core machines this runs on.
+  maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

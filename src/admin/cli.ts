@@ -124,7 +124,7 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
     }),
   },
   'key:create': {
-    usage: '--org ID [--name NAME] [--env live|test] (the key is printed once, only now)',
+    usage: '--org ID [--name NAME] [--env ENV] (ENV: live, test…; the key is printed once, only now)',
     run: async (prisma, o) => {
       const org = await prisma.organization.findUnique({ where: { id: required(o, 'org') } });
       if (!org) throw new UsageError('organization not found');
@@ -146,7 +146,7 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
     run: async (prisma, o) => ({ id: required(o, 'id'), revoked: await revokeApiKey(prisma, required(o, 'id')) }),
   },
   import: {
-    usage: '--org ID --file reports.jsonl',
+    usage: '--org ID --file FILE (JSON Lines, one full report per line)',
     run: (prisma, o) => importReports(prisma, required(o, 'org'), required(o, 'file')),
   },
   seed: {
@@ -163,6 +163,13 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
   },
 };
 
+/** Options as the usage line declares them: `--name NAME` takes a value, `--reset` does not. */
+function optionsOf(usageLine: string): Record<string, { type: 'string' | 'boolean' }> {
+  return Object.fromEntries(
+    [...usageLine.matchAll(/--([\w-]+)( [A-Z][\w|.,]*)?/g)].map((m) => [m[1]!, { type: m[2] ? 'string' : 'boolean' }]),
+  );
+}
+
 function usage(): string {
   return Object.entries(COMMANDS)
     .map(([name, c]) => `  ${name} ${c.usage}`)
@@ -175,7 +182,7 @@ export async function runCli(argv: string[], db?: Database): Promise<{ code: num
   if (!command) return { code: 2, output: { error: `unknown command ${commandName ?? ''}`.trim(), usage: usage().split('\n').map((s) => s.trim()) } };
   let options: Options;
   try {
-    options = parseArgs({ args: rest, strict: false }).values as Options;
+    options = parseArgs({ args: rest, strict: true, options: optionsOf(command.usage) }).values as Options;
   } catch (error) {
     return { code: 2, output: { error: (error as Error).message } };
   }

@@ -4,6 +4,24 @@
  */
 import path from 'node:path';
 
+/** How the outbox dispatcher claims, retries and gives up (decisions.md, "Lead creation"). */
+export interface DispatcherConfig {
+  /** Pause between two polls of an idle outbox. */
+  pollIntervalMs: number;
+  /** Rows claimed per batch. */
+  batchSize: number;
+  /** How long a claimed row stays reserved; a crashed worker's rows come back after it. */
+  leaseMs: number;
+  /** Time allowed for one send (SMTP or SMS call); must stay well below the lease. */
+  sendTimeoutMs: number;
+  /** Attempts before a row is marked failed. */
+  maxAttempts: number;
+  /** Delay after the first failure; doubled after each further one, with jitter. */
+  backoffBaseMs: number;
+  /** Longest delay between two attempts. */
+  backoffMaxMs: number;
+}
+
 export interface AppConfig {
   port: number;
   host: string;
@@ -16,32 +34,67 @@ export interface AppConfig {
   seedDemoData: boolean;
   logLevel: string;
   nodeEnv: string;
+  /** smtp(s)://user:pass@host:port for the e-mail channel; absent: e-mails go to `${dataDir}/outbox.log`. */
+  smtpUrl?: string;
+  /** From header of the notification e-mails. */
+  mailFrom: string;
+  /** HTTP endpoint of the SMS provider; absent: SMS go to `${dataDir}/outbox.log`. */
+  smsApiUrl?: string;
+  /** Bearer token of the SMS provider. */
+  smsApiToken?: string;
+  /** Run the outbox dispatcher inside the API process (`npm start`). */
+  runDispatcher: boolean;
+  dispatcher: DispatcherConfig;
 }
 
-function integer(name: string, fallback: number): number {
-  const raw = process.env[name];
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = Number.MIN_SAFE_INTEGER): number {
+  const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value)) throw new Error(`${name} must be an integer, got "${raw}"`);
+  if (value < min) throw new Error(`${name} must be at least ${min}, got ${value}`);
   return value;
 }
 
-function flag(name: string, fallback: boolean): boolean {
-  const raw = process.env[name];
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   return /^(1|true|yes|on)$/i.test(raw);
 }
 
+function dispatcherConfig(env: NodeJS.ProcessEnv): DispatcherConfig {
+  const config: DispatcherConfig = {
+    pollIntervalMs: integer(env, 'DISPATCHER_POLL_INTERVAL_MS', 1_000, 1),
+    batchSize: integer(env, 'DISPATCHER_BATCH_SIZE', 20, 1),
+    leaseMs: integer(env, 'DISPATCHER_LEASE_MS', 120_000, 1),
+    sendTimeoutMs: integer(env, 'NOTIFICATION_SEND_TIMEOUT_MS', 30_000, 1),
+    maxAttempts: integer(env, 'NOTIFICATION_MAX_ATTEMPTS', 8, 1),
+    backoffBaseMs: integer(env, 'NOTIFICATION_BACKOFF_BASE_MS', 2_000, 0),
+    backoffMaxMs: integer(env, 'NOTIFICATION_BACKOFF_MAX_MS', 600_000, 0),
+  };
+  // A lease shorter than a send would let a second worker re-claim a row still being sent.
+  if (config.leaseMs <= config.sendTimeoutMs * 2) {
+    throw new Error('DISPATCHER_LEASE_MS must be more than twice NOTIFICATION_SEND_TIMEOUT_MS');
+  }
+  return config;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
-    port: integer('PORT', 4000),
+    port: integer(env, 'PORT', 4000),
     host: env.HOST || '0.0.0.0',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: path.resolve(env.DATA_DIR || '.data'),
-    pgPoolMax: integer('PG_POOL_MAX', 10),
+    pgPoolMax: integer(env, 'PG_POOL_MAX', 10),
     appBaseUrl: (env.APP_BASE_URL || 'https://app.vehicle-report.example').replace(/\/+$/, ''),
-    seedDemoData: flag('SEED_DEMO_DATA', true),
+    seedDemoData: flag(env, 'SEED_DEMO_DATA', true),
     logLevel: env.LOG_LEVEL || 'info',
     nodeEnv: env.NODE_ENV || 'development',
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || 'Vehicle Report <no-reply@vehicle-report.example>',
+    smsApiUrl: env.SMS_API_URL || undefined,
+    smsApiToken: env.SMS_API_TOKEN || undefined,
+    runDispatcher: flag(env, 'RUN_DISPATCHER', true),
+    dispatcher: dispatcherConfig(env),
   };
 }

@@ -7,9 +7,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../config/project-root';
 import type { SqlSession } from '../sql-session';
 
-export const MIGRATIONS_DIR = path.resolve(__dirname, '..', '..', '..', 'prisma', 'migrations');
+export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'prisma', 'migrations');
 
 /** The key prisma-engines uses (flavour/postgres.rs), so Prisma and this applier exclude each other. */
 const PRISMA_ADVISORY_LOCK_KEY = 72707369;

@@ -7,9 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../../config/project-root';
 import { applyDerivedColumns } from './derived-columns';
-
-const PROJECT_ROOT = path.resolve(__dirname, '..', '..', '..');
 
 const PRISMA6_CONFIG = `
 import { defineConfig } from 'prisma6/config';

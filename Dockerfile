@@ -1,0 +1,32 @@
+# syntax=docker/dockerfile:1
+# Multi-stage image: build (TypeScript, generated Prisma client) then a slim runtime with production
+# dependencies only, run as the unprivileged `node` user. Migrations are applied at start-up.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json prisma.config.ts ./
+COPY prisma ./prisma
+COPY scripts ./scripts
+# postinstall runs `prisma generate` offline (scripts/prisma-generate.mjs)
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    PORT=4000 \
+    DATA_DIR=/data
+WORKDIR /app
+COPY package.json package-lock.json ./
+# No install scripts: the Prisma client was generated in the build stage and is part of dist/.
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force \
+ && mkdir -p /data && chown node:node /data
+COPY --from=build /app/dist ./dist
+COPY prisma ./prisma
+USER node
+EXPOSE 4000
+VOLUME ["/data"]
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["node", "dist/src/main.js"]

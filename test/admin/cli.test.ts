@@ -1,0 +1,82 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runCli } from '../../src/admin/cli';
+import { authenticateApiKey } from '../../src/auth/api-keys';
+import { buildDemoDataset } from '../../src/seed/dataset';
+import { createMigratedDatabase, DATABASE_KINDS } from '../support/databases';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
+  let env: Awaited<ReturnType<typeof createMigratedDatabase>>;
+  const cli = async (...argv: string[]) => {
+    const result = await runCli(argv, env.db);
+    // every command prints one JSON object
+    expect(JSON.parse(JSON.stringify(result.output))).toEqual(expect.any(Object));
+    return result as { code: number; output: Json };
+  };
+  beforeAll(async () => {
+    env = await createMigratedDatabase(kind);
+  });
+  afterAll(() => env.cleanup());
+
+  it('creates an organization, an entity, a dealership, a user and a key that authenticates', async () => {
+    const org = await cli('org:create', '--name', 'Garage Durand');
+    expect(org.code).toBe(0);
+    const entity = await cli('entity:create', '--org', org.output.id, '--name', 'Durand SAS', '--quota', '5');
+    expect(entity.output.remote_quota).toBe(5);
+    const dealership = await cli('dealership:create', '--org', org.output.id, '--entity', entity.output.id, '--name', 'Durand Lyon', '--brands', 'Renault,Dacia');
+    expect(dealership.output).toMatchObject({ name: 'Durand Lyon', brands: ['Renault', 'Dacia'] });
+    const user = await cli('user:create', '--org', org.output.id, '--entity', entity.output.id, '--name', 'Anne', '--dealership', dealership.output.id);
+    expect(user.output.dealership_id).toBe(dealership.output.id);
+    const key = await cli('key:create', '--org', org.output.id, '--name', 'crm');
+    expect(key.output.key).toMatch(/^vr_live_/);
+    expect(await authenticateApiKey(env.db.prisma, key.output.key)).toMatchObject({ organizationId: org.output.id });
+
+    const listed = await cli('key:list', '--org', org.output.id);
+    expect(listed.output.keys).toHaveLength(1);
+    expect(JSON.stringify(listed.output)).not.toContain(key.output.key);
+
+    const revoked = await cli('key:revoke', '--id', key.output.id);
+    expect(revoked.output.revoked).toBe(true);
+    expect(await authenticateApiKey(env.db.prisma, key.output.key)).toBeNull();
+
+    const quota = await cli('entity:set-quota', '--id', entity.output.id, '--quota', '9', '--reset');
+    expect(quota.output).toMatchObject({ remote_quota: 9, remote_quota_used: 0 });
+    expect((await cli('dealership:list', '--org', org.output.id)).output.dealerships).toHaveLength(1);
+    expect((await cli('user:list', '--org', org.output.id)).output.users).toHaveLength(1);
+  });
+
+  it('imports reports from JSON Lines, reporting bad lines by number and importing the rest', async () => {
+    const org = (await cli('org:create', '--name', 'Importer')).output;
+    const entity = (await cli('entity:create', '--org', org.id, '--name', 'Importer SA')).output;
+    const dealership = (await cli('dealership:create', '--org', org.id, '--entity', entity.id, '--name', 'Importer Nantes')).output;
+    const sample = buildDemoDataset({ reports: 5, seed: 7 }).reports;
+    const lines = sample.map((r) => JSON.stringify({ ...r, organization_id: undefined, profile_id: null, counter_id: null, entity_id: undefined, dealership_id: dealership.id }));
+    lines.splice(2, 0, '{not json');
+    lines.push(JSON.stringify({ type: 'spaceship', data: { vehicle: {} } }));
+    lines.push(JSON.stringify({ type: 'remote', data: { vehicle: {} }, dealership_id: '00000000-0000-4000-8000-000000000000' }));
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'vr-import-')), 'reports.jsonl');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+
+    const result = await cli('import', '--org', org.id, '--file', file);
+    expect(result.code).toBe(0);
+    expect(result.output.imported).toBe(5);
+    expect(result.output.bad_lines.map((b: Json) => b.line)).toEqual([3, 7, 8]);
+    expect(result.output.bad_lines[1].error).toMatch(/type must be one of/);
+    expect(result.output.bad_lines[2].error).toMatch(/dealership .* does not exist/);
+    const stored = await env.db.prisma.report.findMany({ where: { organization_id: org.id }, select: { token: true, vin: true, entity_id: true } });
+    expect(stored.map((r) => r.token).sort()).toEqual(sample.map((r) => r.token).sort());
+    expect(stored.every((r) => r.entity_id === entity.id && r.vin)).toBe(true);
+
+    // Importing the same file again changes nothing.
+    const again = await cli('import', '--org', org.id, '--file', file);
+    expect(again.output).toMatchObject({ imported: 0, skipped_existing: 5 });
+  });
+
+  it('answers a usage error with a non-zero code and a JSON message', async () => {
+    expect(await cli('org:frobnicate')).toMatchObject({ code: 2, output: { error: expect.stringContaining('unknown command') } });
+    expect(await cli('entity:create', '--name', 'x')).toMatchObject({ code: 2, output: { error: '--org is required' } });
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * `npm start` as a newcomer runs it: a real process on an empty data folder (PGlite) or on a
+ * PostgreSQL database, ready within 30 s, printing the demo keys once.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createScratchDatabase, type TestDatabase } from '../support/databases';
+import { waitFor } from '../support/wait';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+let nextPort = 4600 + (process.pid % 200);
+
+interface Started {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function start(env: Record<string, string>): Started {
+  const port = nextPort++;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_OPTIONS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, port, output: () => output, exited };
+}
+
+async function ready(started: Started): Promise<void> {
+  await waitFor(async () => {
+    const response = await fetch(`http://127.0.0.1:${started.port}/readyz`).catch(() => null);
+    return response?.status === 200;
+  }, 30_000, 200);
+}
+
+async function stop(started: Started): Promise<number | null> {
+  started.child.kill('SIGTERM');
+  return started.exited;
+}
+
+const demoKeys = (output: string) => [...output.matchAll(/vr_demo_[A-Za-z0-9_-]{32}/g)].map((m) => m[0]);
+
+describe('npm start', () => {
+  jest.setTimeout(120_000);
+
+  it('on an empty DATA_DIR (PGlite): migrates, seeds, prints two demo keys once, serves, stops cleanly, keeps its data', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'vr-start-'));
+    try {
+      const first = start({ DATA_DIR: dataDir, DATABASE_URL: '' });
+      const startedAt = Date.now();
+      await ready(first);
+      expect(Date.now() - startedAt).toBeLessThan(30_000);
+      expect((await fetch(`http://127.0.0.1:${first.port}/healthz`)).status).toBe(200);
+      const keys = [...new Set(demoKeys(first.output()))];
+      expect(keys).toHaveLength(2);
+      expect(first.output()).toContain(`curl -H 'x-api-key: ${keys[0]}'`);
+      const response = await fetch(`http://127.0.0.1:${first.port}/public/reports/?limit=1`, { headers: { 'x-api-key': keys[0]! } });
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as { total: number; items: unknown[] };
+      expect(page.total).toBeGreaterThan(500);
+      expect(page.items).toHaveLength(1);
+      expect(await stop(first)).toBe(0);
+
+      const second = start({ DATA_DIR: dataDir, DATABASE_URL: '' });
+      await ready(second);
+      expect(demoKeys(second.output())).toEqual([]);
+      const again = await fetch(`http://127.0.0.1:${second.port}/public/reports/?limit=1`, { headers: { 'x-api-key': keys[1]! } });
+      expect(again.status).toBe(200);
+      expect(await stop(second)).toBe(0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('with DATABASE_URL: the same on a PostgreSQL server', async () => {
+    const scratch: TestDatabase = await createScratchDatabase('postgres');
+    try {
+      const server = start({ DATABASE_URL: scratch.url! });
+      await ready(server);
+      const keys = [...new Set(demoKeys(server.output()))];
+      expect(keys).toHaveLength(2);
+      const response = await fetch(`http://127.0.0.1:${server.port}/public/dealerships/`, { headers: { 'x-api-key': keys[0]! } });
+      expect(response.status).toBe(200);
+      expect(await stop(server)).toBe(0);
+    } finally {
+      await scratch.drop();
+    }
+  });
+});

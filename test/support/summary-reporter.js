@@ -1,0 +1,12 @@
+/**
+ * Prints the run's totals as the last line, in the plain form CI reads: "N passed, N failed, N skipped".
+ */
+class SummaryReporter {
+  onRunComplete(_contexts, results) {
+    const skipped = results.numPendingTests + results.numTodoTests;
+    process.stdout.write(
+      `\nTests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${skipped} skipped\n`,
+    );
+  }
+}
+module.exports = SummaryReporter;

@@ -16,7 +16,7 @@ module.exports = {
       },
     ],
   },
-  setupFiles: ['reflect-metadata'],
+  setupFiles: ['<rootDir>/test/support/setup-env.js', 'reflect-metadata'],
   testTimeout: 60000,
   // Database-bound suites: one worker per core of the 2-core machines this runs on.
   maxWorkers: 2,

@@ -6,7 +6,7 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Router } from 'express';
-import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema, type ValidationContext, type ValidationRule } from 'graphql';
 import depthLimit from 'graphql-depth-limit';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { AppConfig } from '../config';
@@ -16,6 +16,51 @@ import type { GraphQLContext } from './context';
 import { createContext } from './create-context';
 
 export const MAX_QUERY_DEPTH = 8;
+
+/**
+ * What GraphiQL shows on a first visit: a page of reports with their relations, and a full report
+ * (vehicle and state). The full report is reached through `counter` (a counter-inspection's
+ * original report) so that the example runs as is, with no report id to paste first.
+ */
+export const GRAPHIQL_EXAMPLE_QUERY = `# Vehicle Report API. Put your key in Headers (below),
+# then run. The book icon opens the docs.
+query LatestReports {
+  reports(limit: 5) {
+    total
+    items {
+      token
+      created_at
+      type
+      data { vehicle { vin license_number } }
+      dealership { name }
+      profile { name email }
+      organization { name }
+    }
+  }
+  # A full report, as report(report_id: "...") returns
+  # it: the one the latest counter-inspection re-checks.
+  counterInspections: reports(type: counter_inspection, limit: 1) {
+    items {
+      token
+      counter {
+        token
+        data {
+          vehicle {
+            vin
+            specifications { brand model year fuel }
+            license { number }
+          }
+        }
+        state {
+          folder_created { status date }
+          folder_sold { status date }
+          counter_inspected { status date }
+        }
+      }
+    }
+  }
+}
+`;
 export const MAX_QUERY_COST = 50_000;
 
 /** List fields cost their page size (`limit`, default 100) times what each item selects. */
@@ -38,6 +83,31 @@ function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLF
 }
 
 /**
+ * graphql-depth-limit names the operation in its message ("'' exceeds ..." when it is anonymous);
+ * this says what is wrong and what to do, once per operation.
+ */
+const depthLimitRule: ValidationRule = (context: ValidationContext) => {
+  const reported = new Set<string>();
+  const rewording = Object.create(context, {
+    reportError: {
+      value: (error: GraphQLError) => {
+        const operation = /^'(.*)' exceeds/.exec(error.message)?.[1] ?? '';
+        if (reported.has(operation)) return;
+        reported.add(operation);
+        const subject = operation ? `Operation '${operation}'` : 'The query';
+        context.reportError(
+          new GraphQLError(`${subject} is nested more than ${MAX_QUERY_DEPTH} levels deep: select fewer nested relations`, {
+            nodes: error.nodes,
+            extensions: { maximumDepth: MAX_QUERY_DEPTH },
+          }),
+        );
+      },
+    },
+  }) as ValidationContext;
+  return depthLimit(MAX_QUERY_DEPTH)(rewording);
+};
+
+/**
  * The cost budget needs the operation's variables (a `limit` may be one), which validation rules
  * do not see; hence a plugin, run once the operation is known and before anything executes.
  */
@@ -46,13 +116,22 @@ function queryCostPlugin(schema: GraphQLSchema): ApolloServerPlugin<GraphQLConte
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, operationName }) {
-          const cost = getComplexity({
-            schema,
-            query: document,
-            operationName: operationName ?? undefined,
-            variables: request.variables ?? {},
-            estimators: [limitEstimator, simpleEstimator({ defaultComplexity: 1 })],
-          });
+          let cost: number;
+          try {
+            cost = getComplexity({
+              schema,
+              query: document,
+              operationName: operationName ?? undefined,
+              variables: request.variables ?? {},
+              estimators: [limitEstimator, simpleEstimator({ defaultComplexity: 1 })],
+            });
+          } catch (error) {
+            // getComplexity coerces the variables first; a bad one (e.g. "nope" for a UUID) would
+            // surface as an internal error. Nothing executes with invalid variables, so leave them
+            // to Apollo's own coercion, which answers 400 BAD_USER_INPUT naming the variable.
+            if (error instanceof GraphQLError) return;
+            throw error;
+          }
           if (cost > MAX_QUERY_COST) {
             throw new GraphQLError(
               `Query cost ${cost} exceeds the maximum of ${MAX_QUERY_COST}: lower the limits or select fewer fields`,
@@ -73,7 +152,7 @@ export async function graphqlRouter(schema: GraphQLSchema, db: Database, config:
     plugins: [ApolloServerPluginLandingPageDisabled(), queryCostPlugin(schema), ...plugins],
     formatError,
     validationRules: [
-      depthLimit(MAX_QUERY_DEPTH),
+      depthLimitRule,
     ],
   });
   await server.start();
@@ -82,7 +161,7 @@ export async function graphqlRouter(schema: GraphQLSchema, db: Database, config:
     '/graphql',
     express.json({ limit: '100kb' }),
     expressMiddleware(server, {
-      context: ({ req }) => createContext(db, config, req.headers, (req.headers['x-request-id'] as string | undefined) ?? undefined),
+      context: ({ req, res }) => createContext(db, config, req.headers, res.getHeader('x-request-id') as string | undefined),
     }),
   );
   return router;

@@ -14,6 +14,8 @@ import type { Report, ReportCompact } from '../reports/report.types';
 import { findReports, listReportsByGroup, type Page, type PageRequest } from '../reports/reports.service';
 import type { User } from '../users/user.types';
 import { findUsers, listUsersByDealership } from '../users/users.service';
+import type { Notification } from '../notifications/notification.types';
+import { notificationsByReport } from '../notifications/notifications.service';
 
 function byKey<T, K>(keys: readonly K[], rows: T[], keyOf: (row: T) => K): (T | null)[] {
   const map = new Map(rows.map((row) => [keyOf(row), row]));
@@ -28,6 +30,8 @@ export interface Loaders {
   organization: DataLoader<string, Organization | null>;
   contact: DataLoader<string, Contact | null>;
   report: DataLoader<string, Report | null>;
+  /** a report's lead notifications (recipients masked) */
+  notificationsByReport: DataLoader<string, Notification[]>;
   /** Pages of reports per dealership or per user, one loader per distinct argument set. */
   reportPages(column: ReportGroupColumn, args: ReportPageArgs): DataLoader<string, Page<ReportCompact>>;
   userPagesByDealership(page: PageRequest): DataLoader<string, Page<User>>;
@@ -69,6 +73,9 @@ export function createLoaders(prisma: PrismaClient, organizationId: string | nul
       return byKey(ids, rows, (r) => r.id);
     }),
     report: scoped((org, tokens) => findReports(prisma, org, tokens).then((rows) => byKey(tokens, rows, (r) => r.token))),
+    notificationsByReport: new DataLoader<string, Notification[]>((tokens) =>
+      organizationId ? notificationsByReport(prisma, organizationId, tokens) : Promise.resolve(tokens.map(() => [])),
+    ),
     reportPages(column, args) {
       const { limit, offset, order_by, ...filters } = args;
       return memoizedPageLoader(`reports:${column}:${JSON.stringify(args)}`, (ids) =>

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { LeadsResolver } from '../leads/leads.resolver';
+import { ReportNotificationsResolver } from '../notifications/notifications.resolver';
 import { DealershipsResolver } from '../dealerships/dealerships.resolver';
 import { ReportCompactRelationsResolver, ReportRelationsResolver, ReportsResolver } from '../reports/reports.resolver';
 import { UsersResolver } from '../users/users.resolver';
@@ -14,6 +15,7 @@ export const RESOLVERS = [
   UsersResolver,
   DealershipsResolver,
   LeadsResolver,
+  ReportNotificationsResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -98,7 +98,8 @@ export async function createLead(prisma: PrismaClient, request: CreateLeadReques
   if (!dealership) throw notFound('Dealership not found');
   const input = checked.input;
 
-  const hash = requestHash(args);
+  // A UUID's case does not make it another dealership: the same request must replay, not conflict.
+  const hash = requestHash({ ...args, dealership: args.dealership.toLowerCase() });
   if (idempotencyKey) {
     const replay = await replayOrConflict(prisma, organizationId, idempotencyKey, hash);
     if (replay) return replay;

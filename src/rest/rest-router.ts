@@ -79,7 +79,8 @@ export function restRouter(schema: GraphQLSchema, db: Database, config: AppConfi
   const front = async (req: Request, res: Response, next: NextFunction) => {
     if (req.path !== REST_BASE_PATH && !req.path.startsWith(`${REST_BASE_PATH}/`)) return next();
     const resolved = resolveRoute(req);
-    if ('redirect' in resolved) return res.redirect(307, resolved.redirect);
+    // decisions.md: every response is JSON, the redirect included (express's res.redirect answers text/plain).
+    if ('redirect' in resolved) return sendJson(res, 307, { detail: 'Temporary Redirect' }, { location: resolved.redirect });
     if ('status' in resolved) {
       if (resolved.allow) res.set('allow', resolved.allow);
       return sendJson(res, resolved.status, { detail: resolved.status === 404 ? 'Not Found' : 'Method Not Allowed' });

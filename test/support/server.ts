@@ -14,6 +14,8 @@ import { createMigratedDatabase } from './databases';
 export interface TestServer {
   url: string;
   db: Database;
+  /** postgresql:// URL of the scratch database (undefined on PGlite): a second process's view */
+  databaseUrl?: string;
   config: AppConfig;
   dataset: DemoDataset;
   /** one API key per demo organization, in dataset order */
@@ -29,7 +31,7 @@ export async function startTestServer(
   options: { reports?: number; config?: Partial<AppConfig> } = {},
 ): Promise<TestServer> {
   const queries: string[] = [];
-  const { db, cleanup } = await createMigratedDatabase(kind, { onQuery: (e) => queries.push(e.query) });
+  const { db, scratch, cleanup } = await createMigratedDatabase(kind, { onQuery: (e) => queries.push(e.query) });
   const dataset = buildDemoDataset({ reports: options.reports ?? 300 });
   const seeded = await seedDatabase(db.prisma, dataset);
   const config: AppConfig = { ...loadConfig({}), seedDemoData: false, nodeEnv: 'test', ...options.config };
@@ -40,6 +42,7 @@ export async function startTestServer(
   return {
     url: `http://127.0.0.1:${port}`,
     db,
+    databaseUrl: scratch.url,
     config,
     dataset,
     keys: dataset.organizations.map((o) => seeded.keys.find((k) => k.organization_id === o.id)!.key),

@@ -1,0 +1,26 @@
+import type { AppConfig } from '../config';
+import type { Database } from '../db/database';
+import type { Logger } from '../logger';
+import { channelSendersFromConfig } from './channels';
+import { OutboxDispatcher } from './dispatcher';
+
+export interface RunningDispatcher {
+  dispatcher: OutboxDispatcher;
+  /** stops the dispatcher (waiting for its batch) and closes the channels' connections */
+  stop(): Promise<void>;
+}
+
+/** A dispatcher over `db` with the configured channels, already started. */
+export function startDispatcher(db: Database, config: AppConfig, logger: Logger): RunningDispatcher {
+  const senders = channelSendersFromConfig(config, logger);
+  const dispatcher = new OutboxDispatcher(db.prisma, senders, config.dispatcher, logger);
+  dispatcher.start();
+  logger.info({ email: senders.email.target, sms: senders.sms.target }, 'outbox dispatcher started');
+  return {
+    dispatcher,
+    async stop() {
+      await dispatcher.stop();
+      await Promise.all(Object.values(senders).map((sender) => sender.close?.()));
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The real application's /docs in headless Chromium: Swagger UI loads the generated
+ * /openapi.json and renders the six REST operations, with nothing fetched beyond 127.0.0.1.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { startTestServer, type TestServer } from '../support/server';
+
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const ARTIFACTS_DIR = path.resolve(__dirname, '..', '..', 'test-artifacts');
+
+const EXPECTED_OPERATIONS = [
+  'GET /public/reports/',
+  'GET /public/reports/{report_id}',
+  'POST /public/reports/create-lead',
+  'GET /public/users/',
+  'GET /public/users/{user_id}',
+  'GET /public/dealerships/',
+];
+
+/** data: and blob: URLs never leave the page; everything else must go to the test server. */
+function leavesLoopback(url: string): boolean {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'data:' || parsed.protocol === 'blob:') return false;
+  return parsed.hostname !== '127.0.0.1';
+}
+
+describe.each(['pglite', 'postgres'] as const)('Swagger UI of the real app (%s)', (kind) => {
+  let server: TestServer;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    server = await startTestServer(kind, { reports: 10 });
+    if (!existsSync(CHROMIUM_PATH)) {
+      throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install it (apt-get install chromium) or set CHROMIUM_PATH.`);
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('serves the generated document at /openapi.json as JSON', async () => {
+    const res = await fetch(`${server.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const doc = (await res.json()) as { info: { title: string }; paths: Record<string, unknown> };
+    expect(doc.info.title).toBe('Vehicle Report Public API');
+    expect(Object.keys(doc.paths).sort()).toEqual([...new Set(EXPECTED_OPERATIONS.map((op) => op.split(' ')[1]))].sort());
+  });
+
+  it('renders the six operations from /openapi.json without any request leaving 127.0.0.1', async () => {
+    if (!browser) throw new Error('Chromium did not start');
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    const page = await context.newPage();
+    const requests: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
+    });
+
+    try {
+      await page.goto(`${server.url}/docs`, { waitUntil: 'load' });
+      await page.waitForFunction(`document.querySelectorAll('.opblock .opblock-summary').length >= ${EXPECTED_OPERATIONS.length}`);
+      const operations = await page.locator('.opblock .opblock-summary').evaluateAll((elements) =>
+        elements.map((element) => {
+          const method = element.querySelector('.opblock-summary-method')?.textContent ?? '?';
+          const pathElement = element.querySelector('.opblock-summary-path');
+          const operationPath = pathElement?.getAttribute('data-path') ?? pathElement?.textContent ?? '?';
+          return `${method} ${operationPath}`;
+        }),
+      );
+      expect([...operations].sort()).toEqual([...EXPECTED_OPERATIONS].sort());
+      await expect(page.locator('.info .title').innerText()).resolves.toContain('Vehicle Report Public API');
+      await expect(page.locator('button.authorize').count()).resolves.toBe(1);
+
+      // Open the reports list: its parameters come from the schema (limit with its default).
+      await page.locator('#operations-reports-reports .opblock-summary').click();
+      await page.waitForSelector('#operations-reports-reports tr[data-param-name="limit"]');
+      const limitRow = await page.locator('#operations-reports-reports tr[data-param-name="limit"]').innerText();
+      expect(limitRow).toContain('100');
+
+      mkdirSync(ARTIFACTS_DIR, { recursive: true });
+      await page.screenshot({ path: path.join(ARTIFACTS_DIR, kind === 'pglite' ? 'swagger-app.png' : `swagger-app-${kind}.png`), fullPage: true });
+
+      expect(problems).toEqual([]);
+      expect(requests.some((url) => url === `${server.url}/openapi.json`)).toBe(true);
+      expect(requests.filter(leavesLoopback)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -4,13 +4,15 @@ import { loadConfig } from './config';
 import { prepareDatabase } from './db/bootstrap';
 import { logger } from './logger';
 import { startDispatcher, type RunningDispatcher } from './notifications/dispatcher-from-config';
+import { createRateLimits } from './rate-limit/rate-limiter';
 import { createApp } from './server/app';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const db = await prepareDatabase(config, logger);
   let shuttingDown = false;
-  const app = await createApp({ db, config, isShuttingDown: () => shuttingDown });
+  const rateLimits = createRateLimits(config.rateLimits);
+  const app = await createApp({ db, config, rateLimits, isShuttingDown: () => shuttingDown });
   const server = createServer(app);
   server.listen(config.port, config.host, () => {
     logger.info({ port: config.port, database: db.kind }, `Vehicle Report API listening on http://localhost:${config.port}`);
@@ -27,6 +29,7 @@ async function main(): Promise<void> {
     server.close(async () => {
       // The dispatcher finishes and records its batch before the database goes away.
       await dispatcher?.stop();
+      await rateLimits.close();
       await db.close();
       process.exit(0);
     });

@@ -45,6 +45,14 @@ export interface AppConfig {
   /** Run the outbox dispatcher inside the API process (`npm start`). */
   runDispatcher: boolean;
   dispatcher: DispatcherConfig;
+  rateLimits: {
+    /** Redis shared by all instances; absent: limits are per instance. */
+    redisUrl?: string;
+    /** Requests per minute per API key, every endpoint. */
+    requestsPerMinute: number;
+    /** Lead creations per minute per API key. */
+    leadsPerMinute: number;
+  };
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = Number.MIN_SAFE_INTEGER): number {
@@ -96,5 +104,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     smsApiToken: env.SMS_API_TOKEN || undefined,
     runDispatcher: flag(env, 'RUN_DISPATCHER', true),
     dispatcher: dispatcherConfig(env),
+    rateLimits: {
+      redisUrl: env.REDIS_URL || undefined,
+      requestsPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1),
+      leadsPerMinute: integer(env, 'LEAD_RATE_LIMIT_PER_MINUTE', 60, 1),
+    },
   };
 }

@@ -9,11 +9,10 @@ import express, { type Router } from 'express';
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema, type ValidationContext, type ValidationRule } from 'graphql';
 import depthLimit from 'graphql-depth-limit';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
-import type { AppConfig } from '../config';
-import type { Database } from '../db/database';
 import { logger } from '../logger';
 import type { GraphQLContext } from './context';
-import { createContext } from './create-context';
+import { createContext, type RequestServices } from './create-context';
+import { rateLimited } from './errors';
 
 export const MAX_QUERY_DEPTH = 8;
 
@@ -144,11 +143,11 @@ function queryCostPlugin(schema: GraphQLSchema): ApolloServerPlugin<GraphQLConte
   };
 }
 
-export async function graphqlRouter(schema: GraphQLSchema, db: Database, config: AppConfig, plugins: ApolloServerPlugin<GraphQLContext>[] = []): Promise<Router> {
+export async function graphqlRouter(schema: GraphQLSchema, services: RequestServices, plugins: ApolloServerPlugin<GraphQLContext>[] = []): Promise<Router> {
   const server = new ApolloServer<GraphQLContext>({
     schema,
     introspection: true,
-    includeStacktraceInErrorResponses: config.nodeEnv !== 'production',
+    includeStacktraceInErrorResponses: services.config.nodeEnv !== 'production',
     plugins: [ApolloServerPluginLandingPageDisabled(), queryCostPlugin(schema), ...plugins],
     formatError,
     validationRules: [
@@ -161,7 +160,14 @@ export async function graphqlRouter(schema: GraphQLSchema, db: Database, config:
     '/graphql',
     express.json({ limit: '100kb' }),
     expressMiddleware(server, {
-      context: ({ req, res }) => createContext(db, config, req.headers, res.getHeader('x-request-id') as string | undefined),
+      context: async ({ req, res }) => {
+        const context = await createContext(services, req.headers, res.getHeader('x-request-id') as string | undefined);
+        if (context.rateLimit) {
+          res.set(context.rateLimit.headers);
+          if (!context.rateLimit.allowed) throw rateLimited(context.rateLimit.retryAfterSeconds);
+        }
+        return context;
+      },
     }),
   );
   return router;

@@ -1,6 +1,7 @@
 import type { RequestAuth } from '../auth/request-auth';
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
+import type { RateLimitDecision, RateLimits } from '../rate-limit/rate-limiter';
 import { unauthenticated } from './errors';
 import type { Loaders } from './loaders';
 
@@ -8,6 +9,9 @@ export interface GraphQLContext {
   db: Database;
   config: AppConfig;
   auth: RequestAuth;
+  rateLimits: RateLimits;
+  /** This request's place in the key's request budget (absent without a valid key). */
+  rateLimit?: RateLimitDecision;
   /** Per-request DataLoaders: batch and cache every relation within one request only. */
   loaders: Loaders;
   requestId: string;

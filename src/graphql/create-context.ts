@@ -3,16 +3,29 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { authenticateRequest } from '../auth/request-auth';
 import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
+import type { RateLimits } from '../rate-limit/rate-limiter';
 import type { GraphQLContext } from './context';
 import { createLoaders } from './loaders';
 
+/** What every request of either interface needs. */
+export interface RequestServices {
+  db: Database;
+  config: AppConfig;
+  rateLimits: RateLimits;
+}
+
+/**
+ * Authenticates the request and, for a valid key, counts it against the key's rate limit; the
+ * caller decides how to answer a refusal (REST 429, GraphQL RATE_LIMITED).
+ */
 export async function createContext(
-  db: Database,
-  config: AppConfig,
+  services: RequestServices,
   headers: IncomingHttpHeaders,
   requestId: string = randomUUID(),
 ): Promise<GraphQLContext> {
+  const { db, config, rateLimits } = services;
   const auth = await authenticateRequest(db.prisma, headers['x-api-key']);
   const organizationId = auth.status === 'authenticated' ? auth.principal.organizationId : null;
-  return { db, config, auth, loaders: createLoaders(db.prisma, organizationId), requestId, headers };
+  const rateLimit = auth.status === 'authenticated' ? await rateLimits.requests.consume(auth.principal.keyId) : undefined;
+  return { db, config, rateLimits, auth, rateLimit, loaders: createLoaders(db.prisma, organizationId), requestId, headers };
 }

@@ -1,5 +1,6 @@
 import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
 import { requireOrganization, type GraphQLContext } from '../graphql/context';
+import { rateLimited } from '../graphql/errors';
 import { CreateLeadArgs, CreatedLead } from './lead.types';
 import { createLead } from './leads.service';
 
@@ -9,8 +10,13 @@ export class LeadsResolver {
     description:
       'Create a lead: a remote report for a client, counted against the entity quota, optionally notifying the client (spec 4.3). Send an Idempotency-Key header to make retries safe.',
   })
-  createLead(@Args(() => CreateLeadArgs) args: CreateLeadArgs, @Ctx() context: GraphQLContext): Promise<CreatedLead> {
+  async createLead(@Args(() => CreateLeadArgs) args: CreateLeadArgs, @Ctx() context: GraphQLContext): Promise<CreatedLead> {
     const organizationId = requireOrganization(context);
+    // Leads have their own, lower budget on top of the per-key request limit.
+    if (context.auth.status === 'authenticated') {
+      const decision = await context.rateLimits.leads.consume(context.auth.principal.keyId);
+      if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
+    }
     const header = context.headers['idempotency-key'];
     return createLead(context.db.prisma, {
       organizationId,

@@ -8,11 +8,9 @@ import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { execute, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useSofa } from 'sofa-api';
-import type { AppConfig } from '../config';
-import type { Database } from '../db/database';
 import { ARGUMENT_CONSTRAINTS } from '../graphql/argument-constraints';
 import type { GraphQLContext } from '../graphql/context';
-import { createContext } from '../graphql/create-context';
+import { createContext, type RequestServices } from '../graphql/create-context';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
 import { INTERNAL_ERROR, restErrorFrom } from './rest-errors';
 import { locationOf, matchRoutes, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
@@ -52,7 +50,7 @@ function resolveRoute(req: Request): { route: RestRoute } | { redirect: string }
   return { route };
 }
 
-export function restRouter(schema: GraphQLSchema, db: Database, config: AppConfig): express.Router {
+export function restRouter(schema: GraphQLSchema, services: RequestServices): express.Router {
   const documents = new Map(REST_ROUTES.map((route) => [route, restDocumentFor(schema, route)]));
   const sofa = useSofa({
     schema,
@@ -98,11 +96,15 @@ export function restRouter(schema: GraphQLSchema, db: Database, config: AppConfi
       }
     }
 
-    const context = await createContext(db, config, req.headers, res.getHeader('x-request-id') as string | undefined);
+    const context = await createContext(services, req.headers, res.getHeader('x-request-id') as string | undefined);
     if (context.auth.status === 'missing') {
       return sendJson(res, 401, { detail: 'Not authenticated' }, { 'www-authenticate': 'APIKey' });
     }
     if (context.auth.status === 'invalid') return sendJson(res, 401, { detail: 'Invalid API key' });
+    if (context.rateLimit) {
+      res.set(context.rateLimit.headers);
+      if (!context.rateLimit.allowed) return sendJson(res, 429, { detail: 'Rate limit exceeded' });
+    }
 
     const field = rootFieldOf(schema, route);
     const validation = validateArguments({

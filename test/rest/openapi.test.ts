@@ -13,6 +13,7 @@ import { rootFieldOf } from '../../src/rest/rest-documents';
 import { buildOpenApiDocument, openApiPathOf } from '../../src/rest/openapi';
 import { restRouter } from '../../src/rest/rest-router';
 import { locationOf, REST_ROUTES } from '../../src/rest/routes';
+import { createRateLimits } from '../../src/rate-limit/rate-limiter';
 import { validateArguments } from '../../src/rest/validation';
 import { startTestServer, type TestServer } from '../support/server';
 import { validateWithSwaggerParser } from './swagger-parser-validate';
@@ -319,7 +320,7 @@ describe('a new argument, with no REST code change', () => {
       // The real database only for the API keys; the routes run the throwaway schema.
       server = await startTestServer(kind, { reports: 10 });
       const app = express();
-      app.use(restRouter(schema, server.db, server.config));
+      app.use(restRouter(schema, { db: server.db, config: server.config, rateLimits: createRateLimits(server.config.rateLimits) }));
       throwaway = createServer(app);
       await new Promise<void>((done) => throwaway.listen(0, '127.0.0.1', done));
       baseUrl = `http://127.0.0.1:${(throwaway.address() as AddressInfo).port}`;

@@ -81,8 +81,8 @@ export function reportConditions(organizationId: string, f: Partial<ReportFilter
   if (f.token) c.push(sql`r.token = ${f.token}::uuid`);
   if (f.vin) c.push(sql`r.vin_norm = ${normalizeIdentifier(f.vin)}`);
   if (f.license_number) c.push(sql`r.license_number_norm = ${normalizeIdentifier(f.license_number)}`);
-  if (f.brand) c.push(sql`lower(r.brand) = lower(${f.brand})`);
-  if (f.version) c.push(sql`lower(r.version) = lower(${f.version})`);
+  if (f.brand) c.push(sql`r.brand_norm = lower(${f.brand})`);
+  if (f.version) c.push(sql`r.version_norm = lower(${f.version})`);
   if (f.organization_name) c.push(nameMatches('organizations', 'r.organization_id', f.organization_name));
   if (f.dealership_name) c.push(nameMatches('dealerships', 'r.dealership_id', f.dealership_name));
   if (f.entity_name) c.push(nameMatches('entities', 'r.entity_id', f.entity_name));
@@ -94,7 +94,9 @@ export function reportConditions(organizationId: string, f: Partial<ReportFilter
   }
   for (const term of (f.search ?? '').split(/\s+/).filter(Boolean)) {
     const pattern = containsPattern(term.toLowerCase());
-    c.push(sql`(r.search_text LIKE ${pattern} OR ${nameMatches('dealerships', 'r.dealership_id', term)})`);
+    // Written as two index-friendly alternatives (trigram on search_text, dealership ids by name).
+    c.push(sql`(r.search_text LIKE ${pattern} OR r.dealership_id IN (
+      SELECT d.id FROM dealerships d WHERE d.organization_id = ${organizationId}::uuid AND d.name ILIKE ${containsPattern(term)}))`);
   }
   return Prisma.join(c, ' AND ');
 }

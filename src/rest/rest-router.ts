@@ -123,7 +123,10 @@ export function restRouter(schema: GraphQLSchema, services: RequestServices): ex
       restDocument: documents.get(route)!,
       restVariables: validation.variables,
     };
-    // sofa reads the body stream itself; it was consumed here, and the variables come from above.
+    // sofa would parse the raw query string and body again with its own, looser (and sometimes
+    // stricter: a date alone) rules; the variables come from above, so it sees neither.
+    req.url = req.path;
+    req.originalUrl = req.path;
     return sofa(req, res, next);
   };
 

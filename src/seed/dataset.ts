@@ -12,6 +12,7 @@ import {
   buildReportDocument,
   createVehicleIdentity,
 } from './report-document';
+import type { DerivedReportColumn } from '../db/migrations/derived-columns';
 import { SeededRandom, findBrand } from './vehicles';
 
 // ---------------------------------------------------------------------------------------------
@@ -31,19 +32,7 @@ export type DealershipRow = Omit<Dealership, 'address'> & { address: PostalAddre
 export type UserRow = Omit<User, 'address'> & { address: PostalAddress | null };
 
 /** Columns PostgreSQL derives from `data`; the client never writes them. */
-export type GeneratedReportColumn =
-  | 'vin'
-  | 'vin_norm'
-  | 'license_number'
-  | 'license_number_norm'
-  | 'brand'
-  | 'model'
-  | 'version'
-  | 'folder_name'
-  | 'client_name'
-  | 'client_email'
-  | 'client_phone'
-  | 'search_text';
+export type GeneratedReportColumn = DerivedReportColumn;
 
 export type ReportRow = Omit<Report, GeneratedReportColumn | 'data' | 'state' | 'real_costs'> & {
   data: ReportData;

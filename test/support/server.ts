@@ -34,7 +34,15 @@ export async function startTestServer(
   const { db, scratch, cleanup } = await createMigratedDatabase(kind, { onQuery: (e) => queries.push(e.query) });
   const dataset = buildDemoDataset({ reports: options.reports ?? 300 });
   const seeded = await seedDatabase(db.prisma, dataset);
-  const config: AppConfig = { ...loadConfig({}), seedDemoData: false, nodeEnv: 'test', ...options.config };
+  const defaults = loadConfig({});
+  const config: AppConfig = {
+    ...defaults,
+    seedDemoData: false,
+    nodeEnv: 'test',
+    // Suites that are not about rate limits must never meet them (test/rate-limit sets its own).
+    rateLimits: { ...defaults.rateLimits, requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000 },
+    ...options.config,
+  };
   const app = await createApp({ db, config });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

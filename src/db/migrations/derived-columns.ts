@@ -34,27 +34,31 @@ const searchText = `lower(${[
   `coalesce(${normalized('vehicle,vin')}, '')`,
 ].join(` || E'\\n' || `)})`;
 
-export const REPORT_DERIVED_COLUMNS: Readonly<Record<string, string>> = {
+export const REPORT_DERIVED_COLUMNS = {
   vin: text('vehicle,vin'),
   vin_norm: normalized('vehicle,vin'),
   license_number: text('vehicle,license,number'),
   license_number_norm: normalized('vehicle,license,number'),
   brand: text('vehicle,specifications,brand'),
+  brand_norm: `lower(${text('vehicle,specifications,brand')})`,
   model: text('vehicle,specifications,model'),
   version: text('metadata,version'),
+  version_norm: `lower(${text('metadata,version')})`,
   folder_name: text('metadata,name'),
   client_name: text('metadata,individual,name'),
   client_email: text('metadata,individual,email'),
   client_phone: text('metadata,individual,phone'),
   search_text: searchText,
-};
+} as const satisfies Record<string, string>;
+
+export type DerivedReportColumn = keyof typeof REPORT_DERIVED_COLUMNS;
 
 const REPORTS_TABLE = 'reports';
 
 /** Turns the plain TEXT declarations of the derived report columns into generated columns. */
 export function applyDerivedColumns(sql: string): string {
   const generated = (column: string) =>
-    `"${column}" TEXT GENERATED ALWAYS AS (${REPORT_DERIVED_COLUMNS[column]}) STORED`;
+    `"${column}" TEXT GENERATED ALWAYS AS (${REPORT_DERIVED_COLUMNS[column as DerivedReportColumn]}) STORED`;
 
   // Inside CREATE TABLE "reports" ( ... );
   let out = sql.replace(

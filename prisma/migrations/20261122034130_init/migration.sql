@@ -128,7 +128,9 @@ CREATE TABLE "reports" (
     "license_number_norm" TEXT GENERATED ALWAYS AS (upper(regexp_replace(("data" #>> '{vehicle,license,number}'), '[\s-]+', '', 'g'))) STORED,
     "brand" TEXT GENERATED ALWAYS AS (("data" #>> '{vehicle,specifications,brand}')) STORED,
     "model" TEXT GENERATED ALWAYS AS (("data" #>> '{vehicle,specifications,model}')) STORED,
+    "brand_norm" TEXT GENERATED ALWAYS AS (lower(("data" #>> '{vehicle,specifications,brand}'))) STORED,
     "version" TEXT GENERATED ALWAYS AS (("data" #>> '{metadata,version}')) STORED,
+    "version_norm" TEXT GENERATED ALWAYS AS (lower(("data" #>> '{metadata,version}'))) STORED,
     "folder_name" TEXT GENERATED ALWAYS AS (("data" #>> '{metadata,name}')) STORED,
     "client_name" TEXT GENERATED ALWAYS AS (("data" #>> '{metadata,individual,name}')) STORED,
     "client_email" TEXT GENERATED ALWAYS AS (("data" #>> '{metadata,individual,email}')) STORED,
@@ -209,10 +211,16 @@ CREATE UNIQUE INDEX "api_keys_digest_key" ON "api_keys"("digest");
 CREATE INDEX "api_keys_organization_id_idx" ON "api_keys"("organization_id");
 
 -- CreateIndex
-CREATE INDEX "reports_organization_id_created_at_token_idx" ON "reports"("organization_id", "created_at" DESC, "token");
+CREATE INDEX "reports_organization_id_valid_created_at_token_idx" ON "reports"("organization_id", "valid", "created_at" DESC, "token");
 
 -- CreateIndex
-CREATE INDEX "reports_organization_id_updated_at_token_idx" ON "reports"("organization_id", "updated_at" DESC, "token");
+CREATE INDEX "reports_organization_id_valid_updated_at_token_idx" ON "reports"("organization_id", "valid", "updated_at" DESC, "token");
+
+-- CreateIndex
+CREATE INDEX "reports_organization_id_brand_norm_idx" ON "reports"("organization_id", "brand_norm");
+
+-- CreateIndex
+CREATE INDEX "reports_organization_id_version_norm_idx" ON "reports"("organization_id", "version_norm");
 
 -- CreateIndex
 CREATE INDEX "reports_organization_id_vin_norm_idx" ON "reports"("organization_id", "vin_norm");

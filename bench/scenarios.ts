@@ -1,0 +1,79 @@
+/**
+ * The benchmark's requests, with values taken from the loaded data so that every filter hits
+ * rows: the organization under test is the one with the most reports.
+ */
+import type { PrismaClient } from '../src/generated/prisma/client';
+
+export interface Scenario {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  expectStatus: number;
+  /** the same work on the baseline server; absent when there is none */
+  baseline?: Scenario;
+}
+
+const GRAPHQL_PAGE = `{ reports(limit: 100) { total items { token created_at dealership { name } profile { name email } organization { name } } } }`;
+
+export async function buildScenarios(prisma: PrismaClient, loadedReports: number) {
+  const [biggest] = await prisma.$queryRaw<{ organization_id: string; n: number }[]>`
+    SELECT organization_id, count(*)::int AS n FROM reports GROUP BY organization_id ORDER BY n DESC LIMIT 1`;
+  const organizationId = biggest!.organization_id;
+  const organizationReports = Number(biggest!.n);
+  // A report from the middle of the history: its VIN, its client and brand for `search`.
+  const [sample] = await prisma.$queryRaw<{ token: string; vin: string; brand: string; client_name: string; created_at: Date }[]>`
+    SELECT token, vin, brand, client_name, created_at FROM reports
+    WHERE organization_id = ${organizationId}::uuid AND valid
+    ORDER BY created_at DESC OFFSET ${Math.floor(organizationReports / 3)} LIMIT 1`;
+  const dealership = await prisma.dealership.findFirstOrThrow({ where: { organization_id: organizationId }, orderBy: { position: 'asc' } });
+  const to = sample!.created_at;
+  const from = new Date(to.getTime() - 30 * 86_400_000);
+  const lastName = sample!.client_name.split(' ').pop()!;
+  const deepOffset = Math.min(50_000, Math.floor(organizationReports / 2));
+
+  const list = (apiKey: string): Scenario[] => {
+    const headers = { 'x-api-key': apiKey };
+    const get = (name: string, pathAndQuery: string): Scenario => {
+      const scenario: Scenario = { name, method: 'GET', path: pathAndQuery, headers, expectStatus: 200 };
+      return { ...scenario, baseline: { ...scenario, headers: {} } };
+    };
+    const q = (params: Record<string, string>) => `/public/reports/?${new URLSearchParams(params).toString()}`;
+    const leadBody = JSON.stringify({ dealership: dealership.id, name: 'Bench Client', folder_name: 'bench' });
+    const graphqlBody = JSON.stringify({ query: GRAPHQL_PAGE });
+    return [
+      get('list: default page (100)', '/public/reports/'),
+      get('list: created_at range (30 days)', q({ created_at__gte: from.toISOString(), created_at__lte: to.toISOString() })),
+      get('list: vin', q({ vin: sample!.vin.toLowerCase() })),
+      get('list: brand', q({ brand: sample!.brand.toLowerCase() })),
+      get('list: dealership_name', q({ dealership_name: 'lyon' })),
+      get('list: type=remote', q({ type: 'remote' })),
+      get('list: valid=false', q({ valid: 'false' })),
+      get('list: data__contains', q({ data__contains: JSON.stringify({ vehicle: { specifications: { fuel: 'Électrique' } } }) })),
+      get('list: state__not_contains', q({ state__not_contains: JSON.stringify({ folder_sold: { status: true } }) })),
+      get('list: search (2 terms)', q({ search: `${lastName.toLowerCase()} ${sample!.brand.toLowerCase()}` })),
+      get(`list: deep offset ${deepOffset}`, q({ offset: String(deepOffset) })),
+      get('fetch one', `/public/reports/${sample!.token}`),
+      {
+        name: 'GraphQL page 100 + relations',
+        method: 'POST',
+        path: '/graphql',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: graphqlBody,
+        expectStatus: 200,
+        baseline: { name: 'graphql', method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: graphqlBody, expectStatus: 200 },
+      },
+      {
+        name: 'create-lead',
+        method: 'POST',
+        path: '/public/reports/create-lead',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: leadBody,
+        expectStatus: 201,
+        baseline: { name: 'create-lead', method: 'POST', path: '/public/reports/create-lead', headers: { 'content-type': 'application/json' }, body: leadBody, expectStatus: 201 },
+      },
+    ];
+  };
+  return { organizationId, organizationReports, loadedReports, list };
+}

@@ -5,7 +5,7 @@
  * The backend is a stand-in defined here (a one-field graphql-js schema), so the test exercises
  * the router alone, not Apollo or the database.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -105,7 +105,8 @@ describe('GraphiQL page', () => {
       // No origin other than 'self' anywhere in the policy.
       expect(csp).not.toMatch(/https?:|\*/);
       const html = await page.text();
-      expect(html).toContain('/graphql/assets/graphiql.min.js?v=3.8.3');
+      const { version: graphiqlVersion } = JSON.parse(readFileSync(require.resolve('graphiql/package.json'), 'utf8')) as { version: string };
+      expect(html).toContain(`/graphql/assets/graphiql.min.js?v=${graphiqlVersion}`);
 
       const json = await fetch(`${baseUrl}/graphql?query=%7B__typename%7D`, { headers: { accept: 'application/json' } });
       expect(await json.json()).toEqual({ handledBy: 'backend' });

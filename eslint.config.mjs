@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'src/generated/', 'coverage/', 'test-artifacts/', '.data/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'dist/', 'src/generated/', 'coverage/', 'test-artifacts/', '.data/', 'bench/results/', 'examples/graphql-operations.ts'] },
   ...tseslint.configs.recommended,
   {
     rules: {

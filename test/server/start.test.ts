@@ -3,7 +3,7 @@
  * PostgreSQL database, ready within 30 s, printing the demo keys once.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createScratchDatabase, type TestDatabase } from '../support/databases';
@@ -66,6 +66,23 @@ describe('npm start', () => {
       const page = (await response.json()) as { total: number; items: unknown[] };
       expect(page.total).toBeGreaterThan(500);
       expect(page.items).toHaveLength(1);
+
+      // With no SMTP or SMS provider configured, a lead's messages land in the local outbox file.
+      const dealerships = (await (await fetch(`http://127.0.0.1:${first.port}/public/dealerships/`, { headers: { 'x-api-key': keys[0]! } })).json()) as { items: { id: string }[] };
+      const lead = await fetch(`http://127.0.0.1:${first.port}/public/reports/create-lead`, {
+        method: 'POST',
+        headers: { 'x-api-key': keys[0]!, 'content-type': 'application/json' },
+        body: JSON.stringify({ dealership: dealerships.items[0]!.id, name: 'Newcomer', email: 'newcomer@example.com', phone: '06 12 34 56 78', sendEmail: true, sendPhone: true }),
+      });
+      expect(lead.status).toBe(201);
+      const { token } = (await lead.json()) as { token: string };
+      const outbox = path.join(dataDir, 'outbox.log');
+      const lines = await waitFor(() => {
+        const found = existsSync(outbox) ? readFileSync(outbox, 'utf8').split('\n').filter((l) => l.includes(token)) : [];
+        return found.length === 2 ? found : null;
+      }, 15_000, 100);
+      expect(lines.join('\n')).toContain('newcomer@example.com');
+      expect(lines.join('\n')).toContain('+33612345678');
       expect(await stop(first)).toBe(0);
 
       const second = start({ DATA_DIR: dataDir, DATABASE_URL: '' });

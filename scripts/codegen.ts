@@ -1,8 +1,9 @@
 /**
  * `npm run codegen`: runs GraphQL Code Generator (@graphql-codegen/core) as codegen.yml says.
- * `generateAll()` is also what the staleness test compares the committed files with.
+ * `--check` compares instead of writing (the staleness test runs it in a child process: some of
+ * the generator's dependencies are ES modules that jest's CommonJS runtime cannot load).
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { codegen } from '@graphql-codegen/core';
 import * as typedDocumentNode from '@graphql-codegen/typed-document-node';
@@ -57,11 +58,22 @@ export async function generateAll(): Promise<Map<string, string>> {
   return outputs;
 }
 
-if (require.main === module) {
-  generateAll().then((outputs) => {
-    for (const [filename, content] of outputs) {
-      writeFileSync(path.join(PROJECT_ROOT, filename), content);
+/** `--check`: exit 1, naming the stale files, instead of writing them. */
+async function main(check: boolean): Promise<number> {
+  const stale: string[] = [];
+  for (const [filename, content] of await generateAll()) {
+    const target = path.join(PROJECT_ROOT, filename);
+    if (check) {
+      if (!existsSync(target) || readFileSync(target, 'utf8') !== content) stale.push(filename);
+    } else {
+      writeFileSync(target, content);
       console.log(`wrote ${filename}`);
     }
-  });
+  }
+  if (stale.length > 0) console.error(`stale GraphQL codegen output: ${stale.join(', ')}; run npm run codegen`);
+  return stale.length > 0 ? 1 : 0;
+}
+
+if (require.main === module) {
+  main(process.argv.includes('--check')).then((code) => process.exit(code));
 }

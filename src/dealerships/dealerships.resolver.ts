@@ -1,4 +1,5 @@
-import { Args, Ctx, Extensions, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Args, Ctx, Extensions, FieldResolver, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import { ArgumentConstraintsMiddleware } from '../graphql/argument-constraints';
 import { GRAPHQL_ONLY } from '../graphql/rest-shape';
 import { requireOrganization, type GraphQLContext } from '../graphql/context';
 import { ReportsArgs } from '../reports/report-filters.args';
@@ -7,6 +8,7 @@ import { PageArgs, UserPage } from '../users/user.types';
 import { Dealership, DealershipPage, DealershipsArgs } from './dealership.types';
 import { listDealerships } from './dealerships.service';
 
+@UseMiddleware(ArgumentConstraintsMiddleware)
 @Resolver(() => Dealership)
 export class DealershipsResolver {
   @Query(() => DealershipPage, { description: 'List dealerships (spec 4.6), by position then name by default' })

@@ -13,6 +13,10 @@ export const ARGUMENT_CONSTRAINTS: ConstraintTable = {
   custom_sms: { maxLength: 480 },
 };
 
+/**
+ * Attached to the resolver classes whose fields take arguments (not globally: a global middleware
+ * wraps every field of every item, a measurable cost on pages of 100).
+ */
 export const ArgumentConstraintsMiddleware: MiddlewareFn = ({ args }, next) => {
   const failures = Object.entries(args ?? {}).flatMap(([name, value]) => {
     const failure = checkConstraints(value, value, ARGUMENT_CONSTRAINTS[name]);

@@ -6,7 +6,6 @@ import { ReportNotificationsResolver } from '../notifications/notifications.reso
 import { DealershipsResolver } from '../dealerships/dealerships.resolver';
 import { ReportCompactRelationsResolver, ReportRelationsResolver, ReportsResolver } from '../reports/reports.resolver';
 import { UsersResolver } from '../users/users.resolver';
-import { ArgumentConstraintsMiddleware } from './argument-constraints';
 
 export const RESOLVERS = [
   ReportsResolver,
@@ -26,7 +25,6 @@ export function buildAppSchema(): Promise<GraphQLSchema> {
     resolvers: [...RESOLVERS],
     validate: false,
     emitSchemaFile: false,
-    globalMiddlewares: [ArgumentConstraintsMiddleware],
   });
   return cached;
 }

@@ -1,9 +1,11 @@
-import { Args, Ctx, Mutation, Resolver } from 'type-graphql';
+import { Args, Ctx, Mutation, Resolver, UseMiddleware } from 'type-graphql';
+import { ArgumentConstraintsMiddleware } from '../graphql/argument-constraints';
 import { requireOrganization, type GraphQLContext } from '../graphql/context';
 import { rateLimited } from '../graphql/errors';
 import { CreateLeadArgs, CreatedLead } from './lead.types';
 import { createLead } from './leads.service';
 
+@UseMiddleware(ArgumentConstraintsMiddleware)
 @Resolver()
 export class LeadsResolver {
   @Mutation(() => CreatedLead, {

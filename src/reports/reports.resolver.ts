@@ -1,4 +1,5 @@
-import { Arg, Args, Ctx, Extensions, FieldResolver, Query, Resolver, Root, type ClassType } from 'type-graphql';
+import { Arg, Args, type ClassType, Ctx, Extensions, FieldResolver, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import { ArgumentConstraintsMiddleware } from '../graphql/argument-constraints';
 import { Contact } from '../contacts/contact.type';
 import { Dealership } from '../dealerships/dealership.types';
 import { requireOrganization, type GraphQLContext } from '../graphql/context';
@@ -11,6 +12,7 @@ import { ReportsArgs } from './report-filters.args';
 import { Report, ReportCompact, ReportPage } from './report.types';
 import { listReports } from './reports.service';
 
+@UseMiddleware(ArgumentConstraintsMiddleware)
 @Resolver()
 export class ReportsResolver {
   @Query(() => ReportPage, { description: 'List reports (spec 4.1), newest first by default' })

@@ -1,4 +1,5 @@
-import { Args, Ctx, Extensions, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Args, Ctx, Extensions, FieldResolver, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import { ArgumentConstraintsMiddleware } from '../graphql/argument-constraints';
 import { Dealership } from '../dealerships/dealership.types';
 import { GRAPHQL_ONLY } from '../graphql/rest-shape';
 import { requireOrganization, type GraphQLContext } from '../graphql/context';
@@ -8,6 +9,7 @@ import { ReportPage } from '../reports/report.types';
 import { User, UserArgs, UserPage, UsersArgs } from './user.types';
 import { listUsers } from './users.service';
 
+@UseMiddleware(ArgumentConstraintsMiddleware)
 @Resolver(() => User)
 export class UsersResolver {
   @Query(() => UserPage, { description: 'List users (spec 4.4)' })

@@ -81,8 +81,8 @@ describe('npm start', () => {
         const found = existsSync(outbox) ? readFileSync(outbox, 'utf8').split('\n').filter((l) => l.includes(token)) : [];
         return found.length === 2 ? found : null;
       }, 15_000, 100);
-      expect(lines.join('\n')).toContain('newcomer@example.com');
-      expect(lines.join('\n')).toContain('+33612345678');
+      expect(lines!.join('\n')).toContain('newcomer@example.com');
+      expect(lines!.join('\n')).toContain('+33612345678');
       expect(await stop(first)).toBe(0);
 
       const second = start({ DATA_DIR: dataDir, DATABASE_URL: '' });

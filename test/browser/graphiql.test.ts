@@ -5,27 +5,15 @@
  * The backend is a stand-in defined here (a one-field graphql-js schema), so the test exercises
  * the router alone, not Apollo or the database.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import express from 'express';
 import { buildSchema, graphql } from 'graphql';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
 import { graphiqlRouter } from '../../src/graphql/graphiql';
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS_DIR = path.resolve(__dirname, '..', '..', 'test-artifacts');
 
 const API_KEY = 'test-key-123';
 const EXAMPLE_QUERY = 'query Hello {\n  hello(name: "Ada")\n}';
@@ -71,13 +59,6 @@ async function listen(app: express.Express): Promise<{ server: Server; baseUrl: 
   });
   const { port } = server.address() as AddressInfo;
   return { server, baseUrl: `http://127.0.0.1:${port}` };
-}
-
-/** data: and blob: URLs never leave the page; everything else must go to the test server. */
-function leavesLoopback(url: string): boolean {
-  const parsed = new URL(url);
-  if (parsed.protocol === 'data:' || parsed.protocol === 'blob:') return false;
-  return parsed.hostname !== '127.0.0.1';
 }
 
 describe('GraphiQL page', () => {
@@ -132,27 +113,14 @@ describe('GraphiQL page', () => {
 
   describe('in headless Chromium', () => {
     beforeAll(async () => {
-      if (!existsSync(CHROMIUM_PATH)) {
-        throw new Error(
-          `Chromium not found at ${CHROMIUM_PATH}. Install it with \`apt-get install chromium\` ` +
-            '(or set CHROMIUM_PATH to a Chromium binary). Never let playwright download a browser.',
-        );
-      }
-      browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
     });
 
     it('shows the example query, runs it and forwards the x-api-key header', async () => {
       if (!browser) throw new Error('Chromium did not start');
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
-      const requests: string[] = [];
-      const problems: string[] = [];
-      page.on('request', (request) => requests.push(request.url()));
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('console', (message) => {
-        // A wrong script hash or a missing CSP source shows up here, not as an exception.
-        if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
-      });
+      const { requests, problems } = watchPage(page);
 
       try {
         await page.goto(`${baseUrl}/graphql`, { waitUntil: 'load' });
@@ -183,8 +151,7 @@ describe('GraphiQL page', () => {
         expect(seenApiKeys.length).toBeGreaterThanOrEqual(2);
         expect(seenApiKeys.every((key) => key === API_KEY)).toBe(true);
 
-        mkdirSync(ARTIFACTS_DIR, { recursive: true });
-        await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'graphiql.png') });
+        await page.screenshot({ path: artifactPath('graphiql.png') });
 
         expect(problems).toEqual([]);
         expect(requests.length).toBeGreaterThanOrEqual(5); // page, 4 assets (+ POSTs)

@@ -4,26 +4,13 @@
  *
  * The document is a static stand-in defined here, so the test exercises the router alone.
  */
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import express from 'express';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
 import { swaggerUiRouter } from '../../src/rest/swagger-ui';
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS_DIR = path.resolve(__dirname, '..', '..', 'test-artifacts');
 
 const ok = { '200': { description: 'OK' } };
 const tokenParameter = { name: 'token', in: 'path', required: true, schema: { type: 'string' } };
@@ -86,13 +73,6 @@ async function listen(app: express.Express): Promise<{ server: Server; baseUrl: 
   return { server, baseUrl: `http://127.0.0.1:${port}` };
 }
 
-/** data: and blob: URLs never leave the page; everything else must go to the test server. */
-function leavesLoopback(url: string): boolean {
-  const parsed = new URL(url);
-  if (parsed.protocol === 'data:' || parsed.protocol === 'blob:') return false;
-  return parsed.hostname !== '127.0.0.1';
-}
-
 describe('Swagger UI page', () => {
   let server: Server;
   let baseUrl: string;
@@ -139,27 +119,14 @@ describe('Swagger UI page', () => {
 
   describe('in headless Chromium', () => {
     beforeAll(async () => {
-      if (!existsSync(CHROMIUM_PATH)) {
-        throw new Error(
-          `Chromium not found at ${CHROMIUM_PATH}. Install it with \`apt-get install chromium\` ` +
-            '(or set CHROMIUM_PATH to a Chromium binary). Never let playwright download a browser.',
-        );
-      }
-      browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
     });
 
     it('renders the six operations without any request leaving 127.0.0.1', async () => {
       if (!browser) throw new Error('Chromium did not start');
       const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
       const page = await context.newPage();
-      const requests: string[] = [];
-      const problems: string[] = [];
-      page.on('request', (request) => requests.push(request.url()));
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('console', (message) => {
-        // A wrong script hash or a missing CSP source shows up here, not as an exception.
-        if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
-      });
+      const { requests, problems } = watchPage(page);
 
       try {
         await page.goto(`${baseUrl}/docs`, { waitUntil: 'load' });
@@ -180,8 +147,7 @@ describe('Swagger UI page', () => {
         // The API-key scheme is there to be filled in (and persisted, persistAuthorization).
         await expect(page.locator('button.authorize').count()).resolves.toBe(1);
 
-        mkdirSync(ARTIFACTS_DIR, { recursive: true });
-        await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'swagger-ui.png'), fullPage: true });
+        await page.screenshot({ path: artifactPath('swagger-ui.png'), fullPage: true });
 
         expect(problems).toEqual([]);
         expect(requests.some((url) => url.endsWith('/openapi.json'))).toBe(true);

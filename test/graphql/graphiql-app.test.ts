@@ -4,32 +4,12 @@
  * data from the seeded database, loading nothing from outside this machine.
  * (test/browser/graphiql.test.ts covers the router alone, against a stand-in backend.)
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
 import { GRAPHIQL_EXAMPLE_QUERY } from '../../src/graphql/apollo';
 import { startTestServer, type TestServer } from '../support/server';
 import { reportsOf } from './expected';
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS_DIR = path.resolve(__dirname, '..', '..', 'test-artifacts');
-
-/** data: and blob: URLs never leave the page; everything else must go to the test server. */
-function leavesLoopback(url: string): boolean {
-  const parsed = new URL(url);
-  if (parsed.protocol === 'data:' || parsed.protocol === 'blob:') return false;
-  return parsed.hostname !== '127.0.0.1';
-}
 
 interface ExampleResult {
   data: {
@@ -43,14 +23,9 @@ describe.each(['pglite', 'postgres'] as const)('GraphiQL on the real app (%s)', 
   let browser: Browser | undefined;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM_PATH)) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM_PATH}. Install it with \`apt-get install chromium\` ` +
-          '(or set CHROMIUM_PATH to a Chromium binary). Never let playwright download a browser.',
-      );
-    }
+    browser = await launchChromium();
     server = await startTestServer(kind, { reports: 200 });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+
   });
 
   afterAll(async () => {
@@ -75,13 +50,7 @@ describe.each(['pglite', 'postgres'] as const)('GraphiQL on the real app (%s)', 
     const latestCounter = reports.find((r) => r.type === 'counter_inspection')!;
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
-    const requests: string[] = [];
-    const problems: string[] = [];
-    page.on('request', (request) => requests.push(request.url()));
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
-    });
+    const { requests, problems } = watchPage(page);
 
     try {
       await page.goto(`${server.url}/graphql`, { waitUntil: 'load' });
@@ -129,8 +98,7 @@ describe.each(['pglite', 'postgres'] as const)('GraphiQL on the real app (%s)', 
         }),
       ]);
 
-      mkdirSync(ARTIFACTS_DIR, { recursive: true });
-      await page.screenshot({ path: path.join(ARTIFACTS_DIR, kind === 'pglite' ? 'graphiql-app.png' : `graphiql-app-${kind}.png`) });
+      await page.screenshot({ path: artifactPath(kind === 'pglite' ? 'graphiql-app.png' : `graphiql-app-${kind}.png`) });
 
       expect(problems).toEqual([]);
       expect(requests.some((url) => url.includes('/graphql/assets/graphiql.min.js'))).toBe(true);

@@ -2,23 +2,10 @@
  * The real application's /docs in headless Chromium: Swagger UI loads the generated
  * /openapi.json and renders the six REST operations, with nothing fetched beyond 127.0.0.1.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/server';
 
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS_DIR = path.resolve(__dirname, '..', '..', 'test-artifacts');
 
 const EXPECTED_OPERATIONS = [
   'GET /public/reports/',
@@ -29,23 +16,13 @@ const EXPECTED_OPERATIONS = [
   'GET /public/dealerships/',
 ];
 
-/** data: and blob: URLs never leave the page; everything else must go to the test server. */
-function leavesLoopback(url: string): boolean {
-  const parsed = new URL(url);
-  if (parsed.protocol === 'data:' || parsed.protocol === 'blob:') return false;
-  return parsed.hostname !== '127.0.0.1';
-}
-
 describe.each(['pglite', 'postgres'] as const)('Swagger UI of the real app (%s)', (kind) => {
   let server: TestServer;
   let browser: Browser | undefined;
 
   beforeAll(async () => {
     server = await startTestServer(kind, { reports: 10 });
-    if (!existsSync(CHROMIUM_PATH)) {
-      throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install it (apt-get install chromium) or set CHROMIUM_PATH.`);
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -66,13 +43,7 @@ describe.each(['pglite', 'postgres'] as const)('Swagger UI of the real app (%s)'
     if (!browser) throw new Error('Chromium did not start');
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     const page = await context.newPage();
-    const requests: string[] = [];
-    const problems: string[] = [];
-    page.on('request', (request) => requests.push(request.url()));
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
-    });
+    const { requests, problems } = watchPage(page);
 
     try {
       await page.goto(`${server.url}/docs`, { waitUntil: 'load' });
@@ -95,8 +66,7 @@ describe.each(['pglite', 'postgres'] as const)('Swagger UI of the real app (%s)'
       const limitRow = await page.locator('#operations-reports-reports tr[data-param-name="limit"]').innerText();
       expect(limitRow).toContain('100');
 
-      mkdirSync(ARTIFACTS_DIR, { recursive: true });
-      await page.screenshot({ path: path.join(ARTIFACTS_DIR, kind === 'pglite' ? 'swagger-app.png' : `swagger-app-${kind}.png`), fullPage: true });
+      await page.screenshot({ path: artifactPath(kind === 'pglite' ? 'swagger-app.png' : `swagger-app-${kind}.png`), fullPage: true });
 
       expect(problems).toEqual([]);
       expect(requests.some((url) => url === `${server.url}/openapi.json`)).toBe(true);

@@ -4,14 +4,10 @@
  * `extensions.detail` entries the REST layer returns as its 422 body.
  */
 import { GraphQLError } from 'graphql';
+import * as pydantic from '../rest/validation/pydantic-errors';
 
-export interface InputErrorDetail {
-  type: string;
-  loc: (string | number)[];
-  msg: string;
-  input: unknown;
-  ctx?: Record<string, unknown>;
-}
+/** One 422 item, Pydantic's shape; `loc` starts with the argument name (no location yet). */
+export type InputErrorDetail = pydantic.PydanticErrorItem;
 
 function error(message: string, code: string, status: number, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code, http: { status }, ...extra } });
@@ -34,6 +30,11 @@ export function badUserInput(details: InputErrorDetail[]): GraphQLError {
   return error(message, 'BAD_USER_INPUT', 422, { argumentName: first?.loc[0], detail: details });
 }
 
+/** Pydantic's `value_error` item for an argument, e.g. an unknown `order_by` field. */
+export function valueErrorDetail(argument: string, message: string, input: unknown): InputErrorDetail {
+  return pydantic.atLoc([argument], pydantic.valueError(input, message));
+}
+
 export function valueError(argument: string, message: string, input: unknown): GraphQLError {
-  return badUserInput([{ type: 'value_error', loc: [argument], msg: `Value error, ${message}`, input, ctx: { error: message } }]);
+  return badUserInput([valueErrorDetail(argument, message, input)]);
 }

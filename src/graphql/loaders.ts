@@ -5,6 +5,7 @@
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { Contact } from '../contacts/contact.type';
+import { unauthenticated } from './errors';
 import type { Dealership } from '../dealerships/dealership.types';
 import { findDealerships } from '../dealerships/dealerships.service';
 import type { Organization } from '../organizations/organization.type';
@@ -43,6 +44,11 @@ export function createLoaders(prisma: PrismaClient, organizationId: string | nul
     new DataLoader<string, T | null>((keys) =>
       organizationId ? load(organizationId, keys) : Promise.resolve(keys.map(() => null)),
     );
+  // Nested pages hang off objects a root field returned, which required a key; say so if not.
+  const requireOrganizationId = (): string => {
+    if (!organizationId) throw unauthenticated('Not authenticated');
+    return organizationId;
+  };
   const pageLoaders = new Map<string, DataLoader<string, never>>();
   function memoizedPageLoader<T>(key: string, load: (ids: string[]) => Promise<Map<string, Page<T>>>): DataLoader<string, Page<T>> {
     let loader = pageLoaders.get(key) as DataLoader<string, Page<T>> | undefined;
@@ -79,14 +85,12 @@ export function createLoaders(prisma: PrismaClient, organizationId: string | nul
     reportPages(column, args) {
       const { limit, offset, order_by, ...filters } = args;
       return memoizedPageLoader(`reports:${column}:${JSON.stringify(args)}`, (ids) =>
-        organizationId
-          ? listReportsByGroup(prisma, organizationId, column, ids, filters, { limit, offset, order_by })
-          : Promise.resolve(new Map()),
+        listReportsByGroup(prisma, requireOrganizationId(), column, ids, filters, { limit, offset, order_by }),
       );
     },
     userPagesByDealership(page) {
       return memoizedPageLoader(`users:dealership:${JSON.stringify(page)}`, (ids) =>
-        organizationId ? listUsersByDealership(prisma, organizationId, ids, page) : Promise.resolve(new Map()),
+        listUsersByDealership(prisma, requireOrganizationId(), ids, page),
       );
     },
   };

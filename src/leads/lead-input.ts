@@ -4,7 +4,7 @@
  */
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import isEmail from 'validator/lib/isEmail';
-import type { InputErrorDetail } from '../graphql/errors';
+import { valueErrorDetail as valueError, type InputErrorDetail } from '../graphql/errors';
 import { LeadLanguage, type CreateLeadArgs } from './lead.types';
 
 export const SMS_PLACEHOLDERS = ['name', 'link', 'dealership', 'folder_name', 'organization'] as const;
@@ -37,10 +37,6 @@ function emailProblem(email: string): string | null {
     return 'The email address is not valid.';
   }
   return null;
-}
-
-function valueError(field: string, message: string, input: unknown): InputErrorDetail {
-  return { type: 'value_error', loc: [field], msg: `Value error, ${message}`, input, ctx: { error: message } };
 }
 
 /** Normalized input, or the list of what is wrong with it. */

@@ -25,7 +25,6 @@ export interface RateLimitDecision {
 
 export interface RateLimiter {
   consume(key: string): Promise<RateLimitDecision>;
-  close(): Promise<void>;
 }
 
 function headersFor(policy: RateLimitPolicy, remaining: number, resetSeconds: number): Record<string, string> {
@@ -62,9 +61,6 @@ export function createRateLimiter(policy: RateLimitPolicy, redis?: Redis): RateL
           retryAfterSeconds: retryAfter,
         };
       }
-    },
-    async close() {
-      // the Redis connection is closed by its owner
     },
   };
 }

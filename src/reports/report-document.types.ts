@@ -732,24 +732,7 @@ export class ReportData {
 // state (spec 3) and real_costs
 // ---------------------------------------------------------------------------------------------
 
-export const REPORT_STATE_KEYS = [
-  'folder_created',
-  'folder_estimated',
-  'folder_accepted',
-  'folder_rejected',
-  'folder_instock',
-  'folder_sold',
-  'folder_closed',
-  'folder_completed',
-  'folder_archived',
-  'folder_relisted',
-  'folder_remarketed',
-  'folder_rehabilitated',
-  'counter_inspected',
-  'customer_notified',
-] as const;
-
-export type ReportStateKey = (typeof REPORT_STATE_KEYS)[number];
+export { REPORT_STATE_KEYS, type ReportStateKey } from './report-state-keys';
 
 @ObjectType('StateEntry')
 export class StateEntry {

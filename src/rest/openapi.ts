@@ -24,8 +24,8 @@ import {
 import { ARGUMENT_CONSTRAINTS } from '../graphql/argument-constraints';
 import { rootFieldOf } from './rest-documents';
 import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
-import { openApiParameterSchema, type OpenApiSchema } from './validation';
-import { restSpellingOfEnumValue, SCALAR } from './validation/coerce';
+import { openApiParameterSchema, scalarTypeSchema, type OpenApiSchema } from './validation';
+import { restSpellingOfEnumValue } from './validation/coerce';
 
 export const OPENAPI_TITLE = 'Vehicle Report Public API';
 export const OPENAPI_VERSION = '1.0.0';
@@ -215,7 +215,7 @@ class OutputSchemas {
   private schemaOfNullable(type: GraphQLOutputType, selection: SelectionSetNode | undefined, where: string): OpenApiSchema {
     if (isListType(type)) return { type: 'array', items: this.schemaOf(type.ofType, selection, where) };
     if (isEnumType(type)) return { type: 'string', enum: type.getValues().map(restSpellingOfEnumValue) };
-    if (isScalarType(type)) return scalarSchema(type.name, type.description);
+    if (isScalarType(type)) return scalarTypeSchema(type);
     if (!isObjectType(type)) throw new Error(`OpenAPI: ${where} returns ${String(type)}, which REST cannot show`);
     if (selection) return this.objectSchema(type, selection, where);
     if (!(type.name in this.schemas)) {
@@ -276,28 +276,3 @@ function selectionSetOf(selection: string): SelectionSetNode {
   return operation.selectionSet;
 }
 
-function scalarSchema(name: string, description: string | null | undefined): OpenApiSchema {
-  switch (name) {
-    case SCALAR.Int:
-      return { type: 'integer' };
-    case SCALAR.Float:
-      return { type: 'number' };
-    case SCALAR.Boolean:
-      return { type: 'boolean' };
-    case SCALAR.String:
-    case SCALAR.ID:
-      return { type: 'string' };
-    case SCALAR.UUID:
-      return { type: 'string', format: 'uuid' };
-    case SCALAR.DateTimeISO:
-    case SCALAR.DateTime:
-      return { type: 'string', format: 'date-time' };
-    case SCALAR.JSON:
-      return {};
-    case SCALAR.JSONObject:
-      return { type: 'object' };
-    default:
-      // An unknown custom scalar serializes to a string in every graphql-scalars case we use.
-      return { type: 'string', ...(description ? { description } : {}) };
-  }
-}

@@ -14,7 +14,7 @@ export interface RestErrorResponse {
   headers: Record<string, string>;
 }
 
-export const INTERNAL_ERROR: RestErrorResponse = {
+const INTERNAL_ERROR: RestErrorResponse = {
   status: 500,
   body: { detail: 'Internal Server Error' },
   headers: {},

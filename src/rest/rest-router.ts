@@ -12,7 +12,7 @@ import { ARGUMENT_CONSTRAINTS } from '../graphql/argument-constraints';
 import type { GraphQLContext } from '../graphql/context';
 import { createContext, type RequestServices } from '../graphql/create-context';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
-import { INTERNAL_ERROR, restErrorFrom } from './rest-errors';
+import { restErrorFrom } from './rest-errors';
 import { locationOf, matchRoutes, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
 import { parseJsonBody, validateArguments, type PydanticErrorItem } from './validation';
 
@@ -135,12 +135,8 @@ export function restRouter(schema: GraphQLSchema, services: RequestServices): ex
     if (req.method === 'POST' && req.path.startsWith(`${REST_BASE_PATH}/`)) return readBody(req, res, next);
     return next();
   });
-  router.use((req, res, next) => {
-    front(req, res, next).catch((error: unknown) => {
-      restErrorFrom([error as never]);
-      if (!res.headersSent) sendJson(res, INTERNAL_ERROR.status, INTERNAL_ERROR.body);
-    });
-  });
+  // Express 5 passes a rejected promise to the app's error handler (JSON 500 with the request id).
+  router.use(front);
   return router;
 }
 

@@ -2,7 +2,8 @@
  * Deterministic demo dataset: organizations, entities, dealerships, users and reports, as plain
  * rows (no database access). Same options, same output, whatever the clock or the machine.
  */
-import type { Dealership, Entity, Organization, Report, ReportType, User } from '../generated/prisma/client';
+import type { Dealership, Entity, Organization, Report, User } from '../generated/prisma/client';
+import { ReportType as ReportTypeValues, type ReportType } from '../generated/prisma/enums';
 import {
   type ClientIdentity,
   type RealCosts,
@@ -58,18 +59,8 @@ export const DEFAULT_DEMO_SEED = 42;
 export const DEFAULT_DEMO_REPORT_COUNT = 2400;
 export const DEFAULT_DEMO_NOW = new Date('2026-11-01T12:00:00Z');
 
-export const REPORT_TYPES: readonly ReportType[] = [
-  'inspection',
-  'counter_inspection',
-  'after_sale',
-  'marketing',
-  'rental',
-  'insurance',
-  'remote',
-  'extra_plate',
-  'extra_vin',
-  'extra_scoring',
-];
+/** In the schema's order (prisma/schema.prisma), which `order_by=type` follows. */
+export const REPORT_TYPES: readonly ReportType[] = Object.values(ReportTypeValues);
 
 // ---------------------------------------------------------------------------------------------
 // Reference data (French, real cities and postcodes)

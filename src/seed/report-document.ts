@@ -3,6 +3,7 @@
  * spec sections 2.3 and 3 (field names exactly as the spec writes them).
  */
 import type { ReportType } from '../generated/prisma/client';
+import { REPORT_STATE_KEYS, type ReportStateKey } from '../reports/report-state-keys';
 import {
   type SeededRandom,
   type VehicleBrand,
@@ -305,24 +306,8 @@ export type ReportData = {
 // ---------------------------------------------------------------------------------------------
 // State (spec 3)
 
-export const STATE_KEYS = [
-  'folder_created',
-  'folder_estimated',
-  'folder_accepted',
-  'folder_rejected',
-  'folder_instock',
-  'folder_sold',
-  'folder_closed',
-  'folder_completed',
-  'folder_archived',
-  'folder_relisted',
-  'folder_remarketed',
-  'folder_rehabilitated',
-  'counter_inspected',
-  'customer_notified',
-] as const;
-
-export type StateKey = (typeof STATE_KEYS)[number];
+export const STATE_KEYS = REPORT_STATE_KEYS;
+export type StateKey = ReportStateKey;
 
 export type StateEntry = {
   name: string;

@@ -202,7 +202,7 @@ describe('OpenAPI document of the real schema', () => {
     const dealership = resolve(doc, ok('GET', '/public/dealerships/').properties.items.items);
     expect(Object.keys(dealership.properties)).not.toContain('reports');
     expect(Object.keys(dealership.properties)).not.toContain('users');
-    expect(dealership.properties.position).toEqual({ type: 'integer' });
+    expect(dealership.properties.position).toEqual({ type: 'integer', format: 'int32' });
     expect(dealership.properties.brands).toEqual({ type: 'array', items: { type: 'string' } });
 
     const report = ok('GET', '/public/reports/{report_id}');

@@ -7,5 +7,5 @@
 export type { Location, LocSegment, PydanticErrorItem } from './pydantic-errors';
 export type { ArgumentConstraints, ConstraintTable } from './constraints';
 export { validateArguments, type ValidationInput, type ValidationResult } from './validate-arguments';
-export { openApiParameterSchema, type OpenApiSchema } from './openapi';
+export { openApiParameterSchema, scalarTypeSchema, type OpenApiSchema } from './openapi';
 export { parseJsonBody, jsonDecodeError, pythonJsonLoads, type JsonBodyParse } from './json-body';

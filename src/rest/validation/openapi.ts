@@ -3,7 +3,7 @@
  * uses, so the document and the behaviour cannot drift apart.
  */
 
-import { type GraphQLArgument, type GraphQLInputType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType } from 'graphql';
+import { type GraphQLArgument, type GraphQLInputType, type GraphQLScalarType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType } from 'graphql';
 import { restSpellingOfEnumValue, SCALAR } from './coerce';
 import { type ArgumentConstraints, GRAPHQL_INT_RANGE } from './constraints';
 
@@ -41,27 +41,53 @@ function schemaOfNullableType(type: GraphQLInputType, constraints: ArgumentConst
       ...(required.length > 0 ? { required } : {}),
     };
   }
+  return scalarArgumentSchema(type, constraints);
+}
+
+/** The OpenAPI schema of a GraphQL scalar, whichever way it travels (argument or response field). */
+export function scalarTypeSchema(type: GraphQLScalarType): OpenApiSchema {
   switch (type.name) {
     case SCALAR.Int:
-      return withNumberBounds({ type: 'integer', format: 'int32' }, constraints, GRAPHQL_INT_RANGE);
+      return { type: 'integer', format: 'int32' };
     case SCALAR.Float:
-      return withNumberBounds({ type: 'number', format: 'double' }, constraints);
+      return { type: 'number', format: 'double' };
     case SCALAR.Boolean:
       return { type: 'boolean' };
     case SCALAR.String:
     case SCALAR.ID:
-      return withStringBounds({ type: 'string' }, constraints);
+      return { type: 'string' };
     case SCALAR.UUID:
       return { type: 'string', format: 'uuid' };
     case SCALAR.DateTimeISO:
     case SCALAR.DateTime:
       return { type: 'string', format: 'date-time' };
     case SCALAR.JSON:
-      return { description: 'Any JSON value. In a query string: the URL-encoded JSON text.' };
+      return {};
     case SCALAR.JSONObject:
-      return { type: 'object', description: 'A JSON object. In a query string: the URL-encoded JSON text.' };
+      return { type: 'object' };
     default:
+      // An unknown custom scalar travels as a string in every graphql-scalars case we use.
       return { type: 'string', ...(type.description ? { description: type.description } : {}) };
+  }
+}
+
+/** An argument's scalar: the type plus its constraints, and how JSON travels in a query string. */
+function scalarArgumentSchema(type: GraphQLScalarType, constraints: ArgumentConstraints | undefined): OpenApiSchema {
+  const schema = scalarTypeSchema(type);
+  switch (type.name) {
+    case SCALAR.Int:
+      return withNumberBounds(schema, constraints, GRAPHQL_INT_RANGE);
+    case SCALAR.Float:
+      return withNumberBounds(schema, constraints);
+    case SCALAR.String:
+    case SCALAR.ID:
+      return withStringBounds(schema, constraints);
+    case SCALAR.JSON:
+      return { ...schema, description: 'Any JSON value. In a query string: the URL-encoded JSON text.' };
+    case SCALAR.JSONObject:
+      return { ...schema, description: 'A JSON object. In a query string: the URL-encoded JSON text.' };
+    default:
+      return schema;
   }
 }
 

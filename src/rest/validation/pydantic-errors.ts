@@ -203,7 +203,7 @@ export function dictType(input: unknown): LocatedLater {
   return { type: 'dict_type', msg: 'Input should be a valid dictionary', input };
 }
 
-/** Not a Pydantic type: a custom GraphQL scalar refused the value (pydantic's wording for validator errors). */
+/** Pydantic's wording for a validator's error: a custom scalar refused the value, or a service rule (order_by, custom_sms). */
 export function valueError(input: unknown, message: string): LocatedLater {
   return { type: 'value_error', msg: `Value error, ${message}`, input, ctx: { error: message } };
 }

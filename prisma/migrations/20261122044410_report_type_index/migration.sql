@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "reports_organization_id_type_valid_created_at_token_idx" ON "reports"("organization_id", "type", "valid", "created_at" DESC, "token");
+

@@ -27,6 +27,12 @@ COPY prisma ./prisma
 USER node
 EXPOSE 4000
 VOLUME ["/data"]
+# Liveness of the API process. A container started with another command (the worker has no HTTP
+# server) must disable or replace it, as docker-compose.yml does.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# The API. Other entry points of the same image (docs/deploy.md):
+#   node dist/src/notifications/worker.js   outbox dispatcher (API instances then RUN_DISPATCHER=false)
+#   node dist/src/db/migrate-cli.js          apply pending migrations and exit (a release job)
+#   node dist/src/admin/cli.js <command>     admin CLI (keys, quotas, imports)
 CMD ["node", "dist/src/main.js"]

@@ -1,21 +1,46 @@
 /**
- * Child process: the real application (src/server/app.ts) on PostgreSQL, on an ephemeral port.
- * A process of its own so that its RSS is measured alone. Tells the parent its port over IPC.
+ * Child process: the real application (src/server/app.ts) on PostgreSQL, on an ephemeral port,
+ * wired as src/main.ts wires it (pool limits, metrics timing every statement, the HTTP server's
+ * limits). A process of its own so that its RSS is measured alone. Tells the parent its port over IPC.
+ *
+ * Run alone, it is the way to profile the app under load:
+ *   DATABASE_URL=postgresql://…/vr_bench_… PORT=4555 RATE_LIMIT_PER_MINUTE=1000000000 LOG_LEVEL=warn \
+ *     node --import tsx --cpu-prof bench/app-server.ts
+ * prints an API key of the organization with the most reports; load it (autocannon), then Ctrl-C:
+ * the .cpuprofile is written on exit (open it in Chrome DevTools).
  */
 import 'reflect-metadata';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { issueApiKey } from '../src/auth/api-keys';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/database';
+import { createMetrics } from '../src/metrics/metrics';
 import { createApp } from '../src/server/app';
+import { createHttpServer } from '../src/server/http-server';
 
 async function main(): Promise<void> {
   const config = { ...loadConfig(process.env), seedDemoData: false };
-  const db = await openDatabase({ url: process.env.DATABASE_URL!, poolMax: config.pgPoolMax });
-  const app = await createApp({ db, config });
-  const server = createServer(app);
-  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
-  process.on('disconnect', () => process.exit(0));
+  const metrics = createMetrics();
+  const db = await openDatabase({
+    url: process.env.DATABASE_URL!,
+    poolMax: config.pgPoolMax,
+    connectionTimeoutMs: config.pgConnectionTimeoutMs,
+    statementTimeoutMs: config.pgStatementTimeoutMs,
+    onQuery: config.metrics.enabled ? metrics.observeQuery : undefined,
+  });
+  const app = await createApp({ db, config, metrics });
+  const server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutMs });
+  if (process.send) {
+    server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
+    process.on('disconnect', () => process.exit(0));
+    return;
+  }
+  const [largest] = await db.prisma.$queryRaw<{ organization_id: string }[]>`
+    SELECT organization_id FROM reports GROUP BY organization_id ORDER BY count(*) DESC LIMIT 1`;
+  const key = (await issueApiKey(db.prisma, largest!.organization_id, 'profile', 'bench')).key;
+  server.listen(config.port, '127.0.0.1', () => console.log(`listening on ${config.port}, API key ${key}`));
+  // process.exit runs the --cpu-prof writer.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));
 }
 
 void main().catch((error: unknown) => {

@@ -19,7 +19,12 @@ import {
 import type { ReportFilterArgs } from '../src/reports/report-filters.args';
 
 const organizationId = process.env.BENCH_ORGANIZATION_ID!;
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.PG_POOL_MAX || 10) });
+// The app's pool bounds every statement (PG_STATEMENT_TIMEOUT_MS, 30 s by default); so does this one.
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.PG_POOL_MAX || 10),
+  statement_timeout: Number(process.env.PG_STATEMENT_TIMEOUT_MS || 30_000),
+});
 
 const run = async <T extends pg.QueryResultRow>(statement: Prisma.Sql): Promise<T[]> =>
   (await pool.query<T>(statement.text, statement.values as unknown[])).rows;

@@ -136,16 +136,31 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/**
+ * One request before measuring: the scenario must answer what it expects. A server may still be
+ * draining the previous scenario's queue (slow statements at 1M reports), so a 503 or a timeout
+ * is retried a few times before the run gives up.
+ */
 async function checkOnce(server: ChildServer, scenario: Scenario): Promise<void> {
-  const response = await fetch(`${server.url}${scenario.path}`, {
-    method: scenario.method,
-    headers: scenario.headers,
-    body: scenario.body,
-  });
-  if (response.status !== scenario.expectStatus) {
-    throw new Error(`${scenario.name} on ${server.name}: ${response.status} ${(await response.text()).slice(0, 300)}`);
+  let last = '';
+  for (let attempt = 0; attempt < 4; attempt += 1) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 5_000));
+    try {
+      const response = await fetch(`${server.url}${scenario.path}`, {
+        method: scenario.method,
+        headers: scenario.headers,
+        body: scenario.body,
+        signal: AbortSignal.timeout(90_000),
+      });
+      const text = await response.text();
+      if (response.status === scenario.expectStatus) return;
+      last = `${response.status} ${text.slice(0, 300)}`;
+      if (response.status !== 503) break;
+    } catch (error) {
+      last = String(error);
+    }
   }
-  await response.arrayBuffer();
+  throw new Error(`${scenario.name} on ${server.name}: ${last}`);
 }
 
 async function measure(server: ChildServer, scenario: Scenario, options: Options): Promise<Measurement> {

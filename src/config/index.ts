@@ -29,9 +29,27 @@ export interface AppConfig {
   databaseUrl?: string;
   dataDir: string;
   pgPoolMax: number;
+  /** How long a query waits for a PostgreSQL connection before the request fails with 503. */
+  pgConnectionTimeoutMs: number;
+  /** PostgreSQL statement_timeout of the API's connections; 0: none. */
+  pgStatementTimeoutMs: number;
+  /** A request not answered after this long gets 503; also Node's limit for receiving a request. */
+  requestTimeoutMs: number;
+  /** Origins allowed to call the API from a browser: exact origins, or '*' for any; empty: CORS off. */
+  corsOrigins: string[] | '*';
   appBaseUrl: string;
   /** Seed demo data into an empty database at start-up. */
   seedDemoData: boolean;
+  /**
+   * Apply pending migrations at start-up (under an advisory lock). Off when a separate job runs
+   * `npm run db:migrate`, e.g. behind PgBouncer in transaction mode, where a session lock cannot hold.
+   */
+  migrateOnStart: boolean;
+  /**
+   * On SIGTERM, how long the instance keeps serving while `/readyz` already answers 503, so the
+   * load balancer stops sending it traffic before it stops accepting connections.
+   */
+  shutdownDelayMs: number;
   logLevel: string;
   nodeEnv: string;
   /** smtp(s)://user:pass@host:port for the e-mail channel; absent: e-mails go to `${dataDir}/outbox.log`. */
@@ -52,6 +70,12 @@ export interface AppConfig {
     requestsPerMinute: number;
     /** Lead creations per minute per API key. */
     leadsPerMinute: number;
+  };
+  metrics: {
+    /** Serve Prometheus metrics at GET /metrics. */
+    enabled: boolean;
+    /** When set, /metrics requires `Authorization: Bearer <token>`. */
+    token?: string;
   };
 }
 
@@ -87,15 +111,44 @@ function dispatcherConfig(env: NodeJS.ProcessEnv): DispatcherConfig {
   return config;
 }
 
+function metricsToken(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw === '') return undefined;
+  // It travels as one bearer credential: a space would make it impossible to send.
+  if (!/^\S+$/.test(raw)) throw new Error('METRICS_TOKEN must not contain whitespace');
+  return raw;
+}
+
+/** CORS_ORIGINS: `*`, or a comma list of exact origins (`https://crm.example.com`, no path). */
+function corsOrigins(env: NodeJS.ProcessEnv): string[] | '*' {
+  const raw = (env.CORS_ORIGINS ?? '').trim();
+  if (raw === '*') return '*';
+  const origins = raw.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const origin of origins) {
+    // Browsers send the origin serialized this way; anything else could never match.
+    const serialized = URL.canParse(origin) ? new URL(origin).origin : undefined;
+    if (serialized !== origin) throw new Error(`CORS_ORIGINS: "${origin}" is not an origin like https://app.example.com (scheme, host, optional port, nothing after)`);
+  }
+  return origins;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1);
   return {
     port: integer(env, 'PORT', 4000),
     host: env.HOST || '0.0.0.0',
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: path.resolve(env.DATA_DIR || '.data'),
     pgPoolMax: integer(env, 'PG_POOL_MAX', 10),
+    pgConnectionTimeoutMs: integer(env, 'PG_CONNECTION_TIMEOUT_MS', 2_000, 1),
+    // By default a statement stops when its request's deadline does.
+    pgStatementTimeoutMs: integer(env, 'PG_STATEMENT_TIMEOUT_MS', requestTimeoutMs, 0),
+    requestTimeoutMs,
+    corsOrigins: corsOrigins(env),
     appBaseUrl: (env.APP_BASE_URL || 'https://app.vehicle-report.example').replace(/\/+$/, ''),
     seedDemoData: flag(env, 'SEED_DEMO_DATA', true),
+    migrateOnStart: flag(env, 'MIGRATE_ON_START', true),
+    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0),
     logLevel: env.LOG_LEVEL || 'info',
     nodeEnv: env.NODE_ENV || 'development',
     smtpUrl: env.SMTP_URL || undefined,
@@ -108,6 +161,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       redisUrl: env.REDIS_URL || undefined,
       requestsPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1),
       leadsPerMinute: integer(env, 'LEAD_RATE_LIMIT_PER_MINUTE', 60, 1),
+    },
+    metrics: {
+      enabled: flag(env, 'METRICS_ENABLED', true),
+      token: metricsToken(env),
     },
   };
 }

@@ -1,16 +1,35 @@
 import type { AppConfig } from '../config';
 import type { Logger } from '../logger';
 import { seedDatabase, isDatabaseEmpty } from '../seed/seed-database';
-import { openDatabase, type Database } from './database';
-import { applyMigrations } from './migrations/apply';
+import { openDatabase, type Database, type DatabaseOptions } from './database';
+import { applyMigrations, pendingMigrations } from './migrations/apply';
 
-/** Opens the configured database, applies pending migrations and, on an empty one, seeds demo data. */
-export async function prepareDatabase(config: AppConfig, logger: Logger): Promise<Database> {
+/**
+ * Opens the configured database, applies pending migrations (unless MIGRATE_ON_START=false) and, on
+ * an empty one, seeds demo data.
+ * `onQuery` sees every statement (the metrics time them).
+ */
+export async function prepareDatabase(config: AppConfig, logger: Logger, onQuery?: DatabaseOptions['onQuery']): Promise<Database> {
   if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, 'using embedded PostgreSQL (PGlite)');
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolMax: config.pgPoolMax });
-  const { applied } = await db.withSession((session) => applyMigrations(session));
-  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-  if (config.seedDemoData && (await isDatabaseEmpty(db.prisma))) {
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolMax: config.pgPoolMax,
+    connectionTimeoutMs: config.pgConnectionTimeoutMs,
+    statementTimeoutMs: config.pgStatementTimeoutMs,
+    onQuery,
+  });
+  let migrated = true;
+  if (config.migrateOnStart) {
+    const { applied } = await db.withSession((session) => applyMigrations(session));
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  } else {
+    // Another job migrates; /readyz stays 503 until it has.
+    const pending = await db.withSession((session) => pendingMigrations(session));
+    migrated = pending.length === 0;
+    if (!migrated) logger.warn({ pending }, 'MIGRATE_ON_START=false and migrations are pending: not ready until `npm run db:migrate` has run');
+  }
+  if (migrated && config.seedDemoData && (await isDatabaseEmpty(db.prisma))) {
     const seeded = await seedDatabase(db.prisma);
     printDemoKeys(config, seeded.keys.map((k) => ({ key: k.key, organization: seeded.organizations.find((o) => o.id === k.organization_id)?.name ?? k.organization_id })), seeded.reports);
   }

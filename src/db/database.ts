@@ -25,6 +25,17 @@ export interface DatabaseOptions {
   /** PGlite data folder, or `memory://` for an in-memory database. */
   dataDir?: string;
   poolMax?: number;
+  /**
+   * How long a query waits for a pooled connection (to open one, or for one to come free) before
+   * failing. Short, so that requests fail fast with 503 while PostgreSQL is down. Default 2000.
+   */
+  connectionTimeoutMs?: number;
+  /**
+   * PostgreSQL `statement_timeout` of the pooled connections (PostgreSQL only; absent or 0: none),
+   * so that work the client stopped waiting for stops in the database too. `withSession` (migrations,
+   * advisory locks) runs without it.
+   */
+  statementTimeoutMs?: number;
   /** Called for every SQL statement Prisma runs (tests count them; metrics time them). */
   onQuery?: (event: { query: string; durationMs: number }) => void;
 }
@@ -50,10 +61,15 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolMax ?? 10,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 2_000,
     idleTimeoutMillis: 30_000,
+    // Sent at connection start-up, so it holds for every statement on the connection.
+    ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+    // A peer that vanished without a reset (network cut) is detected instead of waited on forever.
+    keepAlive: true,
   });
-  // An idle client losing its connection (server restart) must not crash the process.
+  // An idle client losing its connection (server restart) must not crash the process; the pool
+  // drops it and opens a new one on the next query, so the service recovers on its own.
   pool.on('error', () => undefined);
   const prisma = prismaClient(new PrismaPg(pool), options);
   return {
@@ -62,6 +78,8 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     async withSession(work) {
       const client = await pool.connect();
       try {
+        // Migrations (an index build) may rightly outlast a request's statement timeout.
+        if (options.statementTimeoutMs) await client.query('SET statement_timeout = 0');
         return await work({
           query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
           exec: async (script) => {
@@ -69,7 +87,10 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
           },
         });
       } finally {
-        client.release();
+        // RESET goes back to the start-up value; a connection that cannot even do that is discarded.
+        let broken: Error | undefined;
+        if (options.statementTimeoutMs) broken = await client.query('RESET statement_timeout').then(() => undefined, (error: Error) => error);
+        client.release(broken);
       }
     },
     async close() {

@@ -9,7 +9,7 @@ const DEFAULT_DEALERSHIP_ORDER: OrderTerm[] = [
   { field: 'name', descending: false },
 ];
 
-const DEALERSHIP_SELECT = {
+const dealershipSelect = (organizationId: string) => ({
   id: true,
   name: true,
   created_at: true,
@@ -24,11 +24,12 @@ const DEALERSHIP_SELECT = {
   position: true,
   headquarter: true,
   brands: true,
-  // user_count: active users only (decisions.md)
-  _count: { select: { users: { where: { is_active: true } } } },
-} satisfies Prisma.DealershipSelect;
+  // user_count: active users only (decisions.md), and only the organization's own (a user of
+  // another organization attached to this dealership by bad data is not counted: test/tenancy)
+  _count: { select: { users: { where: { is_active: true, organization_id: organizationId } } } },
+}) satisfies Prisma.DealershipSelect;
 
-type DealershipRow = Prisma.DealershipGetPayload<{ select: typeof DEALERSHIP_SELECT }>;
+type DealershipRow = Prisma.DealershipGetPayload<{ select: ReturnType<typeof dealershipSelect> }>;
 
 function toDealership({ _count, ...row }: DealershipRow): Dealership {
   return { ...row, user_count: _count.users };
@@ -48,7 +49,7 @@ export async function listDealerships(
   ];
   const where = { organization_id: organizationId };
   const [rows, total] = await Promise.all([
-    prisma.dealership.findMany({ where, orderBy, skip: offset, take: limit, select: DEALERSHIP_SELECT }),
+    prisma.dealership.findMany({ where, orderBy, skip: offset, take: limit, select: dealershipSelect(organizationId) }),
     prisma.dealership.count({ where }),
   ]);
   return { items: rows.map(toDealership), limit, offset, total };
@@ -61,7 +62,7 @@ export async function findDealerships(
 ): Promise<Dealership[]> {
   const rows = await prisma.dealership.findMany({
     where: { organization_id: organizationId, id: { in: [...ids] } },
-    select: DEALERSHIP_SELECT,
+    select: dealershipSelect(organizationId),
   });
   return rows.map(toDealership);
 }

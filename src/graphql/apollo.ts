@@ -12,7 +12,10 @@ import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphq
 import { logger } from '../logger';
 import type { GraphQLContext } from './context';
 import { createContext, type RequestServices } from './create-context';
+import { asServiceUnavailable, databaseFailureStatusPlugin, formatDatabaseFailure } from './database-failures';
 import { rateLimited } from './errors';
+import { formatClientRequestError, graphqlBodyErrors, hasBrokenFragments, unsupportedOperationPlugin } from './malformed-requests';
+import { recordOrganization } from '../server/request-context';
 
 export const MAX_QUERY_DEPTH = 8;
 
@@ -71,12 +74,16 @@ const limitEstimator: ComplexityEstimator = ({ args, childComplexity, field }) =
   return undefined;
 };
 
-const KNOWN_CODES = new Set(['UNAUTHENTICATED', 'NOT_FOUND', 'BAD_USER_INPUT', 'QUOTA_EXHAUSTED', 'RATE_LIMITED', 'CONFLICT', 'GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'OPERATION_RESOLUTION_FAILURE', 'QUERY_TOO_COMPLEX']);
+const KNOWN_CODES = new Set(['UNAUTHENTICATED', 'NOT_FOUND', 'BAD_USER_INPUT', 'QUOTA_EXHAUSTED', 'RATE_LIMITED', 'CONFLICT', 'GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'OPERATION_RESOLUTION_FAILURE', 'QUERY_TOO_COMPLEX', 'SERVICE_UNAVAILABLE']);
 
 /** Unexpected errors are logged with the request id and reach the client as a bare message. */
 function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const code = formatted.extensions?.code as string | undefined;
   if (code && KNOWN_CODES.has(code)) return formatted;
+  const databaseFailure = formatDatabaseFailure(formatted, error);
+  if (databaseFailure) return databaseFailure;
+  const clientError = formatClientRequestError(formatted, error);
+  if (clientError) return clientError;
   logger.error({ err: error }, 'unexpected GraphQL error');
   return { message: 'Internal server error', locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }
@@ -103,6 +110,8 @@ const depthLimitRule: ValidationRule = (context: ValidationContext) => {
       },
     },
   }) as ValidationContext;
+  // graphql-depth-limit throws on an unknown fragment and loops on a cycle; graphql-js reports both.
+  if (hasBrokenFragments(context.getDocument())) return {};
   return depthLimit(MAX_QUERY_DEPTH)(rewording);
 };
 
@@ -148,7 +157,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: RequestServ
     schema,
     introspection: true,
     includeStacktraceInErrorResponses: services.config.nodeEnv !== 'production',
-    plugins: [ApolloServerPluginLandingPageDisabled(), queryCostPlugin(schema), ...plugins],
+    plugins: [ApolloServerPluginLandingPageDisabled(), unsupportedOperationPlugin(), queryCostPlugin(schema), databaseFailureStatusPlugin(), ...plugins],
     formatError,
     validationRules: [
       depthLimitRule,
@@ -159,9 +168,13 @@ export async function graphqlRouter(schema: GraphQLSchema, services: RequestServ
   router.use(
     '/graphql',
     express.json({ limit: '100kb' }),
+    graphqlBodyErrors,
     expressMiddleware(server, {
       context: async ({ req, res }) => {
-        const context = await createContext(services, req.headers, res.getHeader('x-request-id') as string | undefined);
+        const context = await createContext(services, req.headers, res.getHeader('x-request-id') as string | undefined).catch((error: unknown) => {
+          throw asServiceUnavailable(error);
+        });
+        recordOrganization(res, context.auth.status === 'authenticated' ? context.auth.principal.organizationId : null);
         if (context.rateLimit) {
           res.set(context.rateLimit.headers);
           if (!context.rateLimit.allowed) throw rateLimited(context.rateLimit.retryAfterSeconds);

@@ -4,8 +4,9 @@
  */
 import type { MiddlewareFn } from 'type-graphql';
 import { checkConstraints, type ConstraintTable } from '../rest/validation/constraints';
-import { atLoc } from '../rest/validation/pydantic-errors';
+import { atLoc, valueError } from '../rest/validation/pydantic-errors';
 import { badUserInput } from './errors';
+import { unstorableReason } from './storable-input';
 
 export const ARGUMENT_CONSTRAINTS: ConstraintTable = {
   limit: { ge: 0, le: 1000 },
@@ -19,6 +20,8 @@ export const ARGUMENT_CONSTRAINTS: ConstraintTable = {
  */
 export const ArgumentConstraintsMiddleware: MiddlewareFn = ({ args }, next) => {
   const failures = Object.entries(args ?? {}).flatMap(([name, value]) => {
+    const unstorable = unstorableReason(value);
+    if (unstorable) return [atLoc([name], valueError(unstorable.tooDeep ? null : value, unstorable.reason))];
     const failure = checkConstraints(value, value, ARGUMENT_CONSTRAINTS[name]);
     return failure ? [atLoc([name], failure)] : [];
   });

@@ -4,6 +4,7 @@
  * `extensions.detail` entries the REST layer returns as its 422 body.
  */
 import { GraphQLError } from 'graphql';
+import { DATABASE_RETRY_AFTER_SECONDS, type DatabaseFailure } from '../db/failures';
 import * as pydantic from '../rest/validation/pydantic-errors';
 
 /** One 422 item, Pydantic's shape; `loc` starts with the argument name (no location yet). */
@@ -19,6 +20,19 @@ export const quotaExhausted = () => error('Subscription quota exhausted', 'QUOTA
 export const conflict = (message: string) => error(message, 'CONFLICT', 409);
 export const rateLimited = (retryAfterSeconds: number) =>
   error('Rate limit exceeded', 'RATE_LIMITED', 429, { retryAfter: retryAfterSeconds });
+
+/** The database is unreachable or too slow right now (db/failures.ts): 503, retry later. */
+export const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
+export const serviceUnavailable = (failure: DatabaseFailure) =>
+  new GraphQLError(failure.message, {
+    extensions: {
+      code: SERVICE_UNAVAILABLE,
+      retryAfter: DATABASE_RETRY_AFTER_SECONDS,
+      // Apollo turns `http` into the response's status and headers; it takes headers only as a Map
+      // (sofa's typings declare a Record, but this error is thrown only where Apollo reads it).
+      http: { status: 503, headers: new Map([['retry-after', String(DATABASE_RETRY_AFTER_SECONDS)]]) as never },
+    },
+  });
 
 /**
  * Bad input found by a service (after the schema's own type checks). `loc` is relative to the

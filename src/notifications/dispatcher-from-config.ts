@@ -2,7 +2,7 @@ import type { AppConfig } from '../config';
 import type { Database } from '../db/database';
 import type { Logger } from '../logger';
 import { channelSendersFromConfig } from './channels';
-import { OutboxDispatcher } from './dispatcher';
+import { OutboxDispatcher, type DispatcherMetrics } from './dispatcher';
 
 export interface RunningDispatcher {
   dispatcher: OutboxDispatcher;
@@ -11,9 +11,9 @@ export interface RunningDispatcher {
 }
 
 /** A dispatcher over `db` with the configured channels, already started. */
-export function startDispatcher(db: Database, config: AppConfig, logger: Logger): RunningDispatcher {
+export function startDispatcher(db: Database, config: AppConfig, logger: Logger, metrics?: DispatcherMetrics): RunningDispatcher {
   const senders = channelSendersFromConfig(config, logger);
-  const dispatcher = new OutboxDispatcher(db.prisma, senders, config.dispatcher, logger);
+  const dispatcher = new OutboxDispatcher(db.prisma, senders, config.dispatcher, logger, metrics);
   dispatcher.start();
   logger.info({ email: senders.email.target, sms: senders.sms.target }, 'outbox dispatcher started');
   return {

@@ -33,6 +33,11 @@ interface ClaimedRow {
 
 export type DispatcherOptions = DispatcherConfig;
 
+/** Told of every attempt with the row's status after it (pending: failed, will retry). */
+export interface DispatcherMetrics {
+  notificationAttempted(channel: ChannelName, status: 'sent' | 'pending' | 'failed'): void;
+}
+
 export class OutboxDispatcher {
   private running = false;
   private loop: Promise<void> | undefined;
@@ -43,6 +48,7 @@ export class OutboxDispatcher {
     private readonly senders: ChannelSenders,
     private readonly options: DispatcherOptions,
     private readonly logger: Logger,
+    private readonly metrics?: DispatcherMetrics,
   ) {}
 
   /** Polls the outbox until `stop()`. */
@@ -141,6 +147,7 @@ export class OutboxDispatcher {
       return updated === 1;
     });
 
+    this.metrics?.notificationAttempted(row.channel, status);
     const context = { outboxId: row.id, channel: row.channel, recipient, attempt };
     if (!owned) this.logger.warn(context, 'outbox row was re-claimed before this attempt finished (lease too short?)');
     if (failure === null) this.logger.info(context, `${row.channel} notification sent`);

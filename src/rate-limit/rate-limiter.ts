@@ -86,6 +86,20 @@ export interface RateLimits {
   close(): Promise<void>;
 }
 
+export type RateLimitKind = 'requests' | 'leads';
+
+/** The same limits (same budgets), telling `onRejected` of every refusal: metrics count them. */
+export function reportingRejections(limits: RateLimits, onRejected: (kind: RateLimitKind) => void): RateLimits {
+  const reporting = (kind: RateLimitKind): RateLimiter => ({
+    async consume(key) {
+      const decision = await limits[kind].consume(key);
+      if (!decision.allowed) onRejected(kind);
+      return decision;
+    },
+  });
+  return { requests: reporting('requests'), leads: reporting('leads'), close: () => limits.close() };
+}
+
 export function createRateLimits(options: {
   redisUrl?: string;
   requestsPerMinute: number;

@@ -61,8 +61,12 @@ export function normalizeIdentifier(value: string): string {
 }
 
 const jsonb = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
-const nameMatches = (table: string, column: string, text: string) =>
-  sql`EXISTS (SELECT 1 FROM ${Prisma.raw(table)} x WHERE x.id = ${Prisma.raw(column)} AND x.name ILIKE ${containsPattern(text)})`;
+/**
+ * The named row must be the organization's own too: a report whose reference points at another
+ * organization's dealership or entity (bad data) must not let its name be probed (test/tenancy).
+ */
+const nameMatches = (table: string, column: string, text: string, organizationId: string) =>
+  sql`EXISTS (SELECT 1 FROM ${Prisma.raw(table)} x WHERE x.id = ${Prisma.raw(column)} AND ${Prisma.raw(table === 'organizations' ? 'x.id' : 'x.organization_id')} = ${organizationId}::uuid AND x.name ILIKE ${containsPattern(text)})`;
 
 function searchTerms(f: Partial<ReportFilterArgs>): string[] {
   return (f.search ?? '').split(/\s+/).filter(Boolean);
@@ -87,9 +91,9 @@ export function reportConditions(organizationId: string, f: Partial<ReportFilter
   if (f.license_number) c.push(sql`r.license_number_norm = ${normalizeIdentifier(f.license_number)}`);
   if (f.brand) c.push(sql`r.brand_norm = lower(${f.brand})`);
   if (f.version) c.push(sql`r.version_norm = lower(${f.version})`);
-  if (f.organization_name) c.push(nameMatches('organizations', 'r.organization_id', f.organization_name));
-  if (f.dealership_name) c.push(nameMatches('dealerships', 'r.dealership_id', f.dealership_name));
-  if (f.entity_name) c.push(nameMatches('entities', 'r.entity_id', f.entity_name));
+  if (f.organization_name) c.push(nameMatches('organizations', 'r.organization_id', f.organization_name, organizationId));
+  if (f.dealership_name) c.push(nameMatches('dealerships', 'r.dealership_id', f.dealership_name, organizationId));
+  if (f.entity_name) c.push(nameMatches('entities', 'r.entity_id', f.entity_name, organizationId));
   if (f.type) c.push(sql`r.type = ${f.type}::"ReportType"`);
   if (f.data__contains !== undefined && f.data__contains !== null) c.push(sql`r.data @> ${jsonb(f.data__contains)}`);
   if (f.state__contains !== undefined && f.state__contains !== null) c.push(sql`r.state @> ${jsonb(f.state__contains)}`);
@@ -119,10 +123,13 @@ export function parseReportOrder(raw: string | null | undefined): OrderTerm[] {
   return parseOrderBy(raw, REPORT_ORDER_FIELDS, DEFAULT_REPORT_ORDER);
 }
 
-/** `reports` (or the CTE of matches standing in for it) as `r`, with dealerships when ordering by their name. */
+/**
+ * `reports` (or the CTE of matches standing in for it) as `r`, with dealerships when ordering by
+ * their name: the organization's own only, so that another's name cannot be probed by sorting.
+ */
 function fromClause(order: OrderTerm[], source: 'reports r' | 'r' = 'reports r'): Prisma.Sql {
   return order.some((t) => t.field === 'dealership_name')
-    ? sql`${Prisma.raw(source)} LEFT JOIN dealerships d ON d.id = r.dealership_id`
+    ? sql`${Prisma.raw(source)} LEFT JOIN dealerships d ON d.id = r.dealership_id AND d.organization_id = r.organization_id`
     : Prisma.raw(source);
 }
 

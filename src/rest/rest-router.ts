@@ -5,6 +5,7 @@
  * schema's argument types), and only the spec's six routes (none of sofa's /webhook routes).
  */
 import type { IncomingMessage } from 'node:http';
+import { unescape } from 'node:querystring';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { execute, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useSofa } from 'sofa-api';
@@ -15,6 +16,7 @@ import { restDocumentFor, rootFieldOf } from './rest-documents';
 import { restErrorFrom } from './rest-errors';
 import { locationOf, matchRoutes, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
 import { parseJsonBody, validateArguments, type PydanticErrorItem } from './validation';
+import { recordOrganization } from '../server/request-context';
 
 export const MAX_BODY_BYTES = 100 * 1024;
 
@@ -91,6 +93,7 @@ export function restRouter(schema: GraphQLSchema, services: RequestServices): ex
       const text = typeof req.body === 'string' ? req.body : '';
       if (text.trim() !== '') {
         const parsed = parseJsonBody(text);
+        if (!parsed.ok && 'tooDeep' in parsed) return sendJson(res, 400, { detail: 'There was an error parsing the body' });
         if (!parsed.ok) return unprocessable(res, [parsed.error]);
         body = parsed.value;
       }
@@ -101,6 +104,7 @@ export function restRouter(schema: GraphQLSchema, services: RequestServices): ex
       return sendJson(res, 401, { detail: 'Not authenticated' }, { 'www-authenticate': 'APIKey' });
     }
     if (context.auth.status === 'invalid') return sendJson(res, 401, { detail: 'Invalid API key' });
+    recordOrganization(res, context.auth.principal.organizationId);
     if (context.rateLimit) {
       res.set(context.rateLimit.headers);
       if (!context.rateLimit.allowed) return sendJson(res, 429, { detail: 'Rate limit exceeded' });
@@ -124,9 +128,13 @@ export function restRouter(schema: GraphQLSchema, services: RequestServices): ex
       restVariables: validation.variables,
     };
     // sofa would parse the raw query string and body again with its own, looser (and sometimes
-    // stricter: a date alone) rules; the variables come from above, so it sees neither.
-    req.url = req.path;
-    req.originalUrl = req.path;
+    // stricter: a date alone) rules; the variables come from above, so it sees neither. It still
+    // parses path parameters and the body before `execute`: give it their validated, canonical
+    // form (a `{braced}` or `urn:uuid:` UUID that Pydantic accepts fails sofa's UUID scalar, a 500).
+    const canonicalPath = canonicalPathOf(route, validation.variables);
+    req.url = canonicalPath;
+    req.originalUrl = canonicalPath;
+    if (route.method === 'POST') req.body = JSON.stringify(validation.variables);
     return sofa(req, res, next);
   };
 
@@ -140,11 +148,17 @@ export function restRouter(schema: GraphQLSchema, services: RequestServices): ex
   return router;
 }
 
+function canonicalPathOf(route: RestRoute, variables: Record<string, unknown>): string {
+  return `${REST_BASE_PATH}${route.path}`.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(String(variables[name])));
+}
+
 function pathParameters(route: RestRoute, path: string): Record<string, string> {
   const template = `${REST_BASE_PATH}${route.path}`.split('/');
   const segments = path.split('/');
   return Object.fromEntries(
-    template.flatMap((part, i) => (part.startsWith(':') ? [[part.slice(1), decodeURIComponent(segments[i] ?? '')]] : [])),
+    // Like Starlette (Python's `unquote`): a broken escape stays as typed, bad UTF-8 becomes U+FFFD;
+    // decodeURIComponent would throw (a 500) on either.
+    template.flatMap((part, i) => (part.startsWith(':') ? [[part.slice(1), unescape(segments[i] ?? '')]] : [])),
   );
 }
 

@@ -4,13 +4,17 @@ import type { Database } from '../db/database';
 import { GRAPHIQL_EXAMPLE_QUERY, graphqlRouter } from '../graphql/apollo';
 import { graphiqlRouter } from '../graphql/graphiql';
 import { buildAppSchema } from '../graphql/schema';
+import { createMetrics, type ApiInterface, type AppMetrics } from '../metrics/metrics';
+import { metricsRouter } from '../metrics/metrics-router';
 import { buildOpenApiDocument } from '../rest/openapi';
-import { createRateLimits, type RateLimits } from '../rate-limit/rate-limiter';
+import { createRateLimits, reportingRejections, type RateLimits } from '../rate-limit/rate-limiter';
 import { restRouter } from '../rest/rest-router';
 import { swaggerUiRouter } from '../rest/swagger-ui';
 import { errorHandler, notFoundHandler } from './error-handler';
 import { healthRoutes } from './health';
+import { queryStringLimit, requestDeadline } from './limits';
 import { accessLog } from './request-context';
+import { corsPolicy, securityHeaders } from './security';
 
 export interface AppContext {
   db: Database;
@@ -18,29 +22,40 @@ export interface AppContext {
   isShuttingDown?: () => boolean;
   /** Shared with other instances through Redis when configured; made from the config when absent. */
   rateLimits?: RateLimits;
+  /** Made per app when absent; main.ts passes the one the database's onQuery and the dispatcher feed. */
+  metrics?: AppMetrics;
 }
 
 export async function createApp(context: AppContext): Promise<Express> {
   const app = express();
   app.disable('x-powered-by');
   app.use(accessLog);
+  app.use(securityHeaders());
+  const metrics = context.metrics ?? createMetrics();
+  if (context.config.metrics.enabled) app.use(metricsRouter(metrics, { prisma: context.db.prisma, token: context.config.metrics.token }));
+  // Before anything that authenticates or counts: a CORS preflight carries no API key.
+  const cors = corsPolicy(context.config.corsOrigins);
+  if (cors) app.use(cors);
+  app.use(queryStringLimit(), requestDeadline(context.config.requestTimeoutMs));
   app.use(healthRoutes(context.db, context.isShuttingDown));
   const schema = await buildAppSchema();
-  const services = {
+  const rateLimits = context.rateLimits ?? createRateLimits(context.config.rateLimits);
+  // One budget for both interfaces; each reports its own refusals to the metrics.
+  const services = (api: ApiInterface) => ({
     db: context.db,
     config: context.config,
-    rateLimits: context.rateLimits ?? createRateLimits(context.config.rateLimits),
-  };
+    rateLimits: reportingRejections(rateLimits, metrics.rateLimitRejected(api)),
+  });
   // Before Apollo on the same path: it answers browsers asking for HTML and passes the rest on.
   app.use(graphiqlRouter({ endpoint: '/graphql', exampleQuery: GRAPHIQL_EXAMPLE_QUERY }));
-  app.use(await graphqlRouter(schema, services));
+  app.use(await graphqlRouter(schema, services('graphql')));
   // Built once from the same schema the REST layer runs, so the document cannot drift from it.
   const openApiDocument = JSON.stringify(buildOpenApiDocument(schema));
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(openApiDocument);
   });
   app.use(swaggerUiRouter({ path: '/docs', openApiUrl: '/openapi.json' }));
-  app.use(restRouter(schema, services));
+  app.use(restRouter(schema, services('rest')));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -1,10 +1,11 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { DATABASE_RETRY_AFTER_SECONDS, databaseFailureOf } from '../db/failures';
 import { logger } from '../logger';
 
 /**
  * The last handlers: JSON everywhere (decisions.md: every response is JSON), body-parser errors
- * as their 4xx, anything unexpected as a bare 500 whose details stay in the log under the
- * request id.
+ * as their 4xx, the database being unreachable as 503 with Retry-After, anything unexpected as a
+ * bare 500 whose details stay in the log under the request id.
  */
 export const notFoundHandler: RequestHandler = (_req, res) => {
   res.status(404).json({ detail: 'Not Found' });
@@ -19,6 +20,12 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   }
   if (status < 500) {
     res.status(status).json({ detail: error.expose && error.message ? error.message : 'Bad Request' });
+    return;
+  }
+  const databaseFailure = databaseFailureOf(error);
+  if (databaseFailure) {
+    logger.warn({ err: error, requestId: res.getHeader('x-request-id'), path: req.path, failure: databaseFailure.kind }, 'database failure: answered 503');
+    res.status(503).set('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).json({ detail: databaseFailure.message });
     return;
   }
   logger.error({ err: error, requestId: res.getHeader('x-request-id'), path: req.path }, 'unhandled error');

@@ -1,11 +1,13 @@
 /**
  * `npm start` as a newcomer runs it: a real process on an empty data folder (PGlite) or on a
- * PostgreSQL database, ready within 30 s, printing the demo keys once.
+ * PostgreSQL database, ready within 30 s, printing the demo keys once; its access log.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
+import { digestOf } from '../../src/auth/api-keys';
 import { createScratchDatabase, type TestDatabase } from '../support/databases';
 import { waitFor } from '../support/wait';
 
@@ -99,13 +101,66 @@ describe('npm start', () => {
   it('with DATABASE_URL: the same on a PostgreSQL server', async () => {
     const scratch: TestDatabase = await createScratchDatabase('postgres');
     try {
-      const server = start({ DATABASE_URL: scratch.url! });
+      const server = start({ DATABASE_URL: scratch.url!, LOG_LEVEL: 'info' });
       await ready(server);
       const keys = [...new Set(demoKeys(server.output()))];
       expect(keys).toHaveLength(2);
-      const response = await fetch(`http://127.0.0.1:${server.port}/public/dealerships/`, { headers: { 'x-api-key': keys[0]! } });
+      const response = await fetch(`http://127.0.0.1:${server.port}/public/dealerships/?limit=2`, { headers: { 'x-api-key': keys[0]! } });
       expect(response.status).toBe(200);
+      const graphql = await fetch(`http://127.0.0.1:${server.port}/graphql`, {
+        method: 'POST',
+        headers: { 'x-api-key': keys[0]!, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ dealerships(limit: 1) { total } }' }),
+      });
+      expect(graphql.status).toBe(200);
       expect(await stop(server)).toBe(0);
+
+      // The access log: one JSON line per request with its route template, status, duration and
+      // organization; never the key, never the query string.
+      const accessLines = server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{') && line.includes('"responseTime"'))
+        .map((line) => JSON.parse(line) as { req: { route: string; method: string }; res: { status: number }; responseTime: number; organization_id?: string });
+      const client = new pg.Client({ connectionString: scratch.url });
+      await client.connect();
+      const { rows } = await client.query<{ organization_id: string }>('SELECT organization_id FROM api_keys WHERE digest = $1', [digestOf(keys[0]!)]);
+      await client.end();
+      const rest = accessLines.find((l) => l.req.route === '/public/dealerships/');
+      const gql = accessLines.find((l) => l.req.route === '/graphql' && l.req.method === 'POST');
+      for (const line of [rest, gql]) {
+        expect(line).toMatchObject({ res: { status: 200 }, organization_id: rows[0]!.organization_id });
+        expect(line!.responseTime).toBeGreaterThanOrEqual(0);
+      }
+      const logged = accessLines.map((l) => JSON.stringify(l)).join('\n');
+      expect(logged).not.toContain(keys[0]!);
+      expect(logged).not.toContain('limit=2');
+    } finally {
+      await scratch.drop();
+    }
+  });
+  it('MIGRATE_ON_START=false waits for `npm run db:migrate`; SHUTDOWN_DELAY_MS keeps serving while /readyz says 503', async () => {
+    const scratch: TestDatabase = await createScratchDatabase('postgres');
+    try {
+      const server = start({ DATABASE_URL: scratch.url!, MIGRATE_ON_START: 'false', SHUTDOWN_DELAY_MS: '3000' });
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${server.port}/healthz`).catch(() => null))?.status === 200, 30_000, 200);
+      const before = await fetch(`http://127.0.0.1:${server.port}/readyz`);
+      expect(before.status).toBe(503);
+      expect(await before.json()).toMatchObject({ checks: { database: true, migrations: false } });
+
+      const migrate = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate-cli.ts'], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: scratch.url!, NODE_OPTIONS: '' },
+        encoding: 'utf8',
+      });
+      expect(migrate.status).toBe(0);
+      await ready(server);
+
+      server.child.kill('SIGTERM');
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${server.port}/readyz`)).status === 503, 2_000, 50);
+      // Draining: not ready, but still answering.
+      expect((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status).toBe(200);
+      expect(await server.exited).toBe(0);
     } finally {
       await scratch.drop();
     }

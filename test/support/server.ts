@@ -3,16 +3,19 @@
  * seeded scratch database, for tests over real HTTP.
  */
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { loadConfig, type AppConfig } from '../../src/config';
-import type { Database, DatabaseKind } from '../../src/db/database';
+import { openDatabase, type Database, type DatabaseKind } from '../../src/db/database';
+import type { RateLimits } from '../../src/rate-limit/rate-limiter';
 import { buildDemoDataset, type DemoDataset } from '../../src/seed/dataset';
 import { seedDatabase } from '../../src/seed/seed-database';
 import { createApp } from '../../src/server/app';
+import { createHttpServer } from '../../src/server/http-server';
 import { createMigratedDatabase } from './databases';
 
 export interface TestServer {
   url: string;
+  /** The scratch database, connected directly (even when the app goes through `appDatabaseUrl`). */
   db: Database;
   /** postgresql:// URL of the scratch database (undefined on PGlite): a second process's view */
   databaseUrl?: string;
@@ -28,7 +31,17 @@ export interface TestServer {
 
 export async function startTestServer(
   kind: DatabaseKind,
-  options: { reports?: number; config?: Partial<AppConfig> } = {},
+  options: {
+    reports?: number;
+    config?: Partial<AppConfig>;
+    /** Given to the app instead of the ones made from `config` (e.g. through Redis); the caller closes them. */
+    rateLimits?: RateLimits;
+    /**
+     * PostgreSQL only: the app opens its own pool, with `config`'s pool settings, on the URL this
+     * returns for the scratch database's (e.g. through a TCP proxy); seeding and `db` stay direct.
+     */
+    appDatabaseUrl?: (scratchUrl: string) => string;
+  } = {},
 ): Promise<TestServer> {
   const queries: string[] = [];
   const { db, scratch, cleanup } = await createMigratedDatabase(kind, { onQuery: (e) => queries.push(e.query) });
@@ -43,8 +56,19 @@ export async function startTestServer(
     rateLimits: { ...defaults.rateLimits, requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000 },
     ...options.config,
   };
-  const app = await createApp({ db, config });
-  const server: Server = createServer(app);
+  let appDb = db;
+  if (options.appDatabaseUrl) {
+    if (!scratch.url) throw new Error('appDatabaseUrl needs a PostgreSQL scratch database');
+    appDb = await openDatabase({
+      url: options.appDatabaseUrl(scratch.url),
+      poolMax: config.pgPoolMax,
+      connectionTimeoutMs: config.pgConnectionTimeoutMs,
+      statementTimeoutMs: config.pgStatementTimeoutMs,
+      onQuery: (e) => queries.push(e.query),
+    });
+  }
+  const app = await createApp({ db: appDb, config, rateLimits: options.rateLimits });
+  const server: Server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutMs });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -61,6 +85,7 @@ export async function startTestServer(
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (appDb !== db) await appDb.close();
       await cleanup();
     },
   };

@@ -13,7 +13,16 @@
 
 import { atLoc, type PydanticErrorItem } from './pydantic-errors';
 
-export type JsonBodyParse = { ok: true; value: unknown } | { ok: false; error: PydanticErrorItem };
+/**
+ * `tooDeep`: nesting beyond Python's recursion limit. CPython raises RecursionError (not a
+ * JSONDecodeError) and FastAPI answers 400 {"detail": "There was an error parsing the body"}.
+ */
+export type JsonBodyParse = { ok: true; value: unknown } | { ok: false; error: PydanticErrorItem } | { ok: false; tooDeep: true };
+
+/** Arrays and objects nested deeper than this fail like CPython's `json` at its default recursion limit (1000). */
+export const MAX_JSON_BODY_NESTING = 1000;
+
+class NestingTooDeep extends Error {}
 
 export interface PythonJsonDecodeError {
   /** index in code points, like Python's `JSONDecodeError.pos` */
@@ -29,7 +38,13 @@ class DecodeError extends Error {
 
 /** Parses a JSON body; on failure returns FastAPI's `json_invalid` item. */
 export function parseJsonBody(text: string): JsonBodyParse {
-  const result = pythonJsonLoads(text);
+  let result: ReturnType<typeof pythonJsonLoads>;
+  try {
+    result = pythonJsonLoads(text);
+  } catch (error) {
+    if (error instanceof NestingTooDeep) return { ok: false, tooDeep: true };
+    throw error;
+  }
   if (result.ok) return result;
   return { ok: false, error: jsonDecodeError(result.error.pos, result.error.msg) };
 }
@@ -55,6 +70,7 @@ export function jsonDecodeError(first: string | number, reason?: string): Pydant
   return atLoc(['body', pos], { type: 'json_invalid', msg: 'JSON decode error', input: {}, ctx: { error: msg } });
 }
 
+/** Python's `json.loads`; nesting beyond MAX_JSON_BODY_NESTING throws (see `parseJsonBody`). */
 export function pythonJsonLoads(text: string): { ok: true; value: unknown } | { ok: false; error: PythonJsonDecodeError } {
   const chars = Array.from(text); // code points, so positions match Python's
   try {
@@ -72,7 +88,15 @@ const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
 const NUMBER = /^(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?/;
 
 class PythonJsonScanner {
+  /** arrays and objects open at the current position */
+  private depth = 0;
+
   constructor(private readonly s: string[]) {}
+
+  private enter(): void {
+    this.depth += 1;
+    if (this.depth > MAX_JSON_BODY_NESTING) throw new NestingTooDeep('JSON nested too deep');
+  }
 
   decode(): unknown {
     const [value, end] = this.scanOnce(this.skipWhitespace(0));
@@ -93,8 +117,12 @@ class PythonJsonScanner {
     const c = s[index];
     if (c === undefined) throw new DecodeError('Expecting value', index);
     if (c === '"') return this.scanString(index + 1);
-    if (c === '{') return this.parseObject(index + 1);
-    if (c === '[') return this.parseArray(index + 1);
+    if (c === '{' || c === '[') {
+      this.enter();
+      const result = c === '{' ? this.parseObject(index + 1) : this.parseArray(index + 1);
+      this.depth -= 1;
+      return result;
+    }
     if (this.startsWith(index, 'null')) return [null, index + 4];
     if (this.startsWith(index, 'true')) return [true, index + 4];
     if (this.startsWith(index, 'false')) return [false, index + 5];

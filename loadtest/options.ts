@@ -1,0 +1,106 @@
+/** Command-line options of `npm run loadtest` (see loadtest/run.ts for the list). */
+import { parseArgs } from 'node:util';
+
+export interface LoadTestOptions {
+  /** seconds of mixed traffic */
+  duration: number;
+  /** concurrent client connections (autocannon) */
+  connections: number;
+  /** client-side request timeout, seconds */
+  timeout: number;
+  /** how long the load balancer waits for an instance's answer, seconds */
+  upstreamTimeout: number;
+  /** reports seeded into the empty database */
+  reports: number;
+  /** use this PostgreSQL server instead of a private one */
+  databaseUrl?: string;
+  /** shell command that restarts the external PostgreSQL server (only with databaseUrl) */
+  pgRestartCommand?: string;
+  /** Redis for the shared rate limits; '' = none (per-instance memory) */
+  redisUrl: string;
+  /** seconds the orchestrator waits before restarting a dead instance */
+  restartDelay: number;
+  /** seconds to wait for the dispatchers to drain the outbox after the run */
+  drainTimeout: number;
+  kill: boolean;
+  pgRestart: boolean;
+  /** SIGTERM api-2 after the PostgreSQL restart (once api-1 is back), as a rolling deploy does */
+  gracefulRestart: boolean;
+  /** keep the temporary folder (database, instance logs, outbox file) */
+  keep: boolean;
+  /** the built-in balancer, or HAProxy with deploy/haproxy.cfg */
+  balancer: 'builtin' | 'haproxy';
+}
+
+const USAGE = `npm run loadtest -- [options]
+  --duration S             seconds of traffic (default 60)
+  --connections N          client connections (default 16)
+  --timeout S              client request timeout (default 10)
+  --upstream-timeout S     load balancer's wait for an instance (default 30)
+  --reports N              reports to seed (default 2400)
+  --database-url URL       external PostgreSQL instead of a private server (its data is modified)
+  --pg-restart-command CMD how to restart that external server (else no PostgreSQL restart)
+  --redis-url URL          shared rate limits (default redis://127.0.0.1:6379/5; '' for none)
+  --restart-delay S        orchestrator's delay before restarting a dead instance (default 5)
+  --drain-timeout S        wait for the outbox to drain after the run (default 90)
+  --no-kill                do not kill an instance mid-run
+  --no-pg-restart          do not restart PostgreSQL mid-run
+  --graceful-restart       then SIGTERM api-2 (once api-1 is back in rotation), as a deploy does;
+                           give it --duration 90 or more on a busy machine
+  --keep                   keep the temporary folder (database, logs, outbox.log)
+  --balancer B             builtin (default) or haproxy: deploy/haproxy.cfg run by the local haproxy`;
+
+function positive(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number, got "${raw}"\n\n${USAGE}`);
+  return value;
+}
+
+export function parseOptions(argv: string[]): LoadTestOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      timeout: { type: 'string' },
+      'upstream-timeout': { type: 'string' },
+      reports: { type: 'string' },
+      'database-url': { type: 'string' },
+      'pg-restart-command': { type: 'string' },
+      'redis-url': { type: 'string' },
+      'restart-delay': { type: 'string' },
+      'drain-timeout': { type: 'string' },
+      'no-kill': { type: 'boolean' },
+      'no-pg-restart': { type: 'boolean' },
+      'graceful-restart': { type: 'boolean' },
+      keep: { type: 'boolean' },
+      balancer: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const balancer = values.balancer ?? 'builtin';
+  if (balancer !== 'builtin' && balancer !== 'haproxy') throw new Error(`--balancer is builtin or haproxy, got "${balancer}"\n\n${USAGE}`);
+  return {
+    balancer,
+    duration: positive('duration', values.duration, 60),
+    connections: Math.round(positive('connections', values.connections, 16)),
+    timeout: positive('timeout', values.timeout, 10),
+    upstreamTimeout: positive('upstream-timeout', values['upstream-timeout'], 30),
+    reports: Math.round(positive('reports', values.reports, 2400)),
+    databaseUrl: values['database-url'] || undefined,
+    pgRestartCommand: values['pg-restart-command'] || undefined,
+    redisUrl: values['redis-url'] ?? 'redis://127.0.0.1:6379/5',
+    restartDelay: positive('restart-delay', values['restart-delay'], 5),
+    drainTimeout: positive('drain-timeout', values['drain-timeout'], 90),
+    kill: !values['no-kill'],
+    pgRestart: !values['no-pg-restart'],
+    gracefulRestart: values['graceful-restart'] === true,
+    keep: values.keep === true,
+  };
+}

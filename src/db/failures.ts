@@ -1,0 +1,108 @@
+/**
+ * The one place that decides whether an error means "the database is not there right now" (or
+ * "it took too long"), whichever layer it reached us through: the `pg` driver itself, Prisma's
+ * driver adapter (`DriverAdapterError` kinds), or Prisma's own error codes. REST, GraphQL and the
+ * error handler all ask this module, so both interfaces answer an outage the same way: 503 with
+ * Retry-After, instead of a 500 or a request that hangs.
+ *
+ * Measured on this stack (PostgreSQL reached through a TCP proxy that resets or refuses):
+ * - refused connection: Prisma P1001 / P2010 whose `meta.driverAdapterError.cause.kind` is
+ *   `DatabaseNotReachable`;
+ * - connection reset mid-query: P2010 with kind `ConnectionClosed`;
+ * - backend terminated (restart, pg_terminate_backend): P2010 with kind `postgres`, code 57P01;
+ * - connection closed without a reset, or connect timeout: a plain `Error("Connection terminated
+ *   ...")` from `pg`, passed through unchanged;
+ * - pool exhausted: `Error("timeout exceeded when trying to connect")` from pg-pool, or Prisma
+ *   P2028 "Unable to start a transaction in the given time".
+ */
+
+export type DatabaseFailureKind = 'unavailable' | 'timeout';
+
+export interface DatabaseFailure {
+  kind: DatabaseFailureKind;
+  /** What the client is told (REST `detail`, GraphQL `message`): no host, no SQL. */
+  message: string;
+}
+
+/** Seconds a client is asked to wait before retrying (a PostgreSQL restart takes a few). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+const UNAVAILABLE: DatabaseFailure = { kind: 'unavailable', message: 'Service temporarily unavailable, retry later' };
+const TIMEOUT: DatabaseFailure = { kind: 'timeout', message: 'The database took too long to answer, retry later' };
+
+/** Prisma codes: can't reach (P1001), timed out reaching (P1002), socket timeout (P1008), closed (P1017), too many connections (P2037), pool timeout (P2024). */
+const PRISMA_UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
+
+/** Prisma driver adapter error kinds (`@prisma/driver-adapter-utils`). */
+const ADAPTER_UNAVAILABLE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+
+/** Node socket errors on the way to the server. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * SQLSTATE: class 08 (connection exception), 57P01 admin shutdown, 57P02 crash shutdown,
+ * 57P03 cannot connect now (starting up, in recovery), 53300 too many connections.
+ */
+function sqlStateFailure(code: string): DatabaseFailure | undefined {
+  if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '53300'].includes(code)) return UNAVAILABLE;
+  // 57014: query_canceled, which is what statement_timeout raises.
+  if (code === '57014') return TIMEOUT;
+  return undefined;
+}
+
+/** Messages of errors that carry no code: pg's closed connection, pg-pool's and Prisma's waits. */
+const UNAVAILABLE_MESSAGES = [
+  /Connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /Client has encountered a connection error and is not queryable/i,
+  /Unable to start a transaction in the given time/i,
+  /Can't reach database server/i,
+];
+
+interface ErrorLike {
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  originalError?: unknown;
+  meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown; originalCode?: unknown } } };
+}
+
+function classifyOne(error: ErrorLike): DatabaseFailure | undefined {
+  const code = typeof error.code === 'string' ? error.code : undefined;
+  if (code && PRISMA_UNAVAILABLE_CODES.has(code)) return UNAVAILABLE;
+  if (code && SOCKET_CODES.has(code)) return UNAVAILABLE;
+  const adapterCause = error.meta?.driverAdapterError?.cause;
+  if (adapterCause) {
+    if (typeof adapterCause.kind === 'string' && ADAPTER_UNAVAILABLE_KINDS.has(adapterCause.kind)) return UNAVAILABLE;
+    const sqlState = adapterCause.originalCode ?? adapterCause.code;
+    if (typeof sqlState === 'string') {
+      const failure = sqlStateFailure(sqlState);
+      if (failure) return failure;
+    }
+  }
+  // A raw pg DatabaseError: a five-character SQLSTATE in `code`.
+  if (code && /^[0-9A-Z]{5}$/.test(code)) {
+    const failure = sqlStateFailure(code);
+    if (failure) return failure;
+  }
+  if (code === 'P2028' && typeof error.message === 'string' && /Unable to start a transaction/i.test(error.message)) return UNAVAILABLE;
+  if (!code && typeof error.message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(error.message as string))) {
+    return UNAVAILABLE;
+  }
+  return undefined;
+}
+
+/**
+ * The database failure behind `error`, if that is what it is; undefined for anything else (a bug,
+ * a constraint violation...). Follows `originalError` (GraphQL wraps resolver errors) and `cause`.
+ */
+export function databaseFailureOf(error: unknown): DatabaseFailure | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth += 1) {
+    const candidate = current as ErrorLike;
+    const failure = classifyOne(candidate);
+    if (failure) return failure;
+    current = candidate.originalError ?? candidate.cause;
+  }
+  return undefined;
+}

@@ -1,0 +1,159 @@
+/**
+ * Request limits over real HTTP, each answered with JSON: headers over 16 KiB (431, from Node's
+ * parser), a query string over 8 KiB (414), a body over 100 kB on GraphQL (413; REST's is in
+ * errors.test.ts), a client too slow to send its request (408), and a request whose answer takes
+ * longer than REQUEST_TIMEOUT_MS (503), whose SQL statement_timeout then stops in PostgreSQL too.
+ *
+ * PostgreSQL: the slow request is made real by a table locked from another connection, which
+ * PGlite (one connection, in this process) cannot have. The other limits do not involve the database.
+ */
+import net from 'node:net';
+import pg from 'pg';
+import { startTestServer, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
+
+const REQUEST_TIMEOUT_MS = 1_500;
+const STATEMENT_TIMEOUT_MS = 4_000;
+const APP_NAME = 'vr-app-limits';
+
+/** Sends raw bytes and returns everything the server answers until it closes the connection. */
+function rawExchange(url: string, request: string, giveUpMs = 10_000): Promise<{ response: string; closedAfterMs: number }> {
+  const { hostname, port } = new URL(url);
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let response = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no close within ${giveUpMs} ms; got ${JSON.stringify(response)}`));
+    }, giveUpMs);
+    socket.on('data', (chunk) => (response += chunk.toString('utf8')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ response, closedAfterMs: Date.now() - started });
+    });
+    socket.write(request);
+  });
+}
+
+function parseRaw(response: string): { status: number; headers: string; body: unknown } {
+  const [head = '', body = ''] = response.split('\r\n\r\n');
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), headers: head.toLowerCase(), body: body ? JSON.parse(body) : undefined };
+}
+
+describe('request limits', () => {
+  let server: TestServer;
+  let admin: pg.Client;
+
+  beforeAll(async () => {
+    server = await startTestServer('postgres', {
+      reports: 10,
+      config: { requestTimeoutMs: REQUEST_TIMEOUT_MS, pgStatementTimeoutMs: STATEMENT_TIMEOUT_MS },
+      // The app's own pool, with the statement timeout of its config (the seeding one has none).
+      appDatabaseUrl: (url) => {
+        const named = new URL(url);
+        named.searchParams.set('application_name', APP_NAME);
+        return named.toString();
+      },
+    });
+    admin = new pg.Client({ connectionString: server.databaseUrl });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.end();
+    await server?.close();
+  });
+
+  const key = () => ({ 'x-api-key': server.keys[0]! });
+
+  it('answers 431 JSON to headers over 16 KiB, and serves 15 KiB of headers', async () => {
+    const tooLarge = await fetch(`${server.url}/public/dealerships/`, { headers: { ...key(), 'x-padding': 'a'.repeat(17 * 1024) } });
+    expect(tooLarge.status).toBe(431);
+    expect(tooLarge.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await tooLarge.json()).toEqual({ detail: expect.stringMatching(/headers too large/i) });
+
+    const fits = await fetch(`${server.url}/public/dealerships/`, { headers: { ...key(), 'x-padding': 'a'.repeat(15 * 1024) } });
+    expect(fits.status).toBe(200);
+  });
+
+  it('answers 414 JSON to a query string over 8 KiB, on every route, before authentication', async () => {
+    const long = `search=${'a'.repeat(8 * 1024)}`;
+    for (const path of ['/public/reports/', '/graphql', '/healthz']) {
+      const response = await fetch(`${server.url}${path}?${long}`);
+      expect([path, response.status]).toEqual([path, 414]);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(response.headers.get('x-request-id')).toBeTruthy();
+      expect(await response.json()).toEqual({ detail: expect.stringMatching(/query string too long/i) });
+    }
+    // Just under the limit, the request goes through (to its own validation: an unknown key here).
+    const fits = await fetch(`${server.url}/public/reports/?search=${'a'.repeat(8 * 1024 - 'search='.length)}`, { headers: key() });
+    expect(fits.status).not.toBe(414);
+  });
+
+  it('answers 413 JSON to a GraphQL body over 100 kB', async () => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { ...key(), 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ dealerships { total } } # ${'x'.repeat(110_000)}` }),
+    });
+    expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(JSON.stringify(await response.json())).toMatch(/too large/i);
+  });
+
+  it('answers 408 JSON and closes the connection when a client does not finish sending its request in time', async () => {
+    // Headers never finished (slowloris: Node's own timeout), then a body that never comes (the
+    // request deadline, which sees the request incomplete). One answer each, then the connection closes.
+    for (const request of ['GET /public/dealerships/ HTTP/1.1\r\nHost: x\r\n', 'POST /public/reports/create-lead HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"na']) {
+      const { response, closedAfterMs } = await rawExchange(server.url, request);
+      const parsed = parseRaw(response);
+      expect(parsed.status).toBe(408);
+      expect(parsed.headers).toContain('content-type: application/json');
+      expect(parsed.body).toEqual({ detail: 'Request not received in time' });
+      // Node checks its timeouts every second (and this machine may be busy).
+      expect(closedAfterMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
+      expect(closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 4_000);
+    }
+  });
+
+  it('answers 503 JSON at the request deadline, REST and GraphQL alike; the SQL then stops at its statement_timeout', async () => {
+    const waiting = async () =>
+      (
+        await admin.query("SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [APP_NAME])
+      ).rowCount ?? 0;
+    const locker = new pg.Client({ connectionString: server.databaseUrl });
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE dealerships IN ACCESS EXCLUSIVE MODE');
+    try {
+      const started = Date.now();
+      const [rest, graphql] = await Promise.all([
+        fetch(`${server.url}/public/dealerships/`, { headers: key() }),
+        fetch(`${server.url}/graphql`, {
+          method: 'POST',
+          headers: { ...key(), 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ dealerships { total } }' }),
+        }),
+      ]);
+      const elapsed = Date.now() - started;
+      expect(elapsed).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 50);
+      expect(elapsed).toBeLessThan(STATEMENT_TIMEOUT_MS);
+      for (const response of [rest, graphql]) {
+        expect(response.status).toBe(503);
+        expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(await response.json()).toEqual({ detail: expect.stringMatching(/took too long/i) });
+      }
+      // Still locked, yet nothing waits any more: PostgreSQL cancelled the statements.
+      expect(await waiting()).toBeGreaterThan(0);
+      await waitFor(async () => (await waiting()) === 0, STATEMENT_TIMEOUT_MS + 2_000);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(STATEMENT_TIMEOUT_MS - 50);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    // The late failures of the abandoned requests went nowhere, and the service carries on.
+    const after = await fetch(`${server.url}/public/dealerships/`, { headers: key() });
+    expect(after.status).toBe(200);
+  });
+});

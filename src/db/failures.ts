@@ -16,6 +16,8 @@
  *   P2028 "Unable to start a transaction in the given time".
  */
 
+import { logger } from '../logger';
+
 export type DatabaseFailureKind = 'unavailable' | 'timeout';
 
 export interface DatabaseFailure {
@@ -105,4 +107,14 @@ export function databaseFailureOf(error: unknown): DatabaseFailure | undefined {
     current = candidate.originalError ?? candidate.cause;
   }
   return undefined;
+}
+
+/**
+ * `databaseFailureOf`, for the places that answer it with a 503: the cause goes to the log once,
+ * as a warning (an outage is an operational event, not a bug), with whatever the caller knows.
+ */
+export function answeredDatabaseFailure(error: unknown, fields: Record<string, unknown> = {}): DatabaseFailure | undefined {
+  const failure = databaseFailureOf(error);
+  if (failure) logger.warn({ ...fields, err: error, failure: failure.kind }, 'database failure: answered 503');
+  return failure;
 }

@@ -5,23 +5,19 @@
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
-import { DATABASE_RETRY_AFTER_SECONDS, databaseFailureOf } from '../db/failures';
-import { logger } from '../logger';
+import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS } from '../db/failures';
 import { SERVICE_UNAVAILABLE, serviceUnavailable } from './errors';
 
 /** For the context function: a failure while authenticating becomes a 503 GraphQL error. */
 export function asServiceUnavailable(error: unknown): unknown {
-  const failure = databaseFailureOf(error);
-  if (!failure) return error;
-  logger.warn({ err: error, failure: failure.kind }, 'database failure: answered 503');
-  return serviceUnavailable(failure);
+  const failure = answeredDatabaseFailure(error);
+  return failure ? serviceUnavailable(failure) : error;
 }
 
 /** For formatError: a resolver's database failure, reported as such instead of an internal error. */
 export function formatDatabaseFailure(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError | undefined {
-  const failure = databaseFailureOf(error);
+  const failure = answeredDatabaseFailure(error);
   if (!failure) return undefined;
-  logger.warn({ err: error, failure: failure.kind }, 'database failure: answered 503');
   return {
     message: failure.message,
     locations: formatted.locations,

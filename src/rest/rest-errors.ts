@@ -4,7 +4,7 @@
  * argument came from.
  */
 import type { GraphQLError } from 'graphql';
-import { DATABASE_RETRY_AFTER_SECONDS, databaseFailureOf } from '../db/failures';
+import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS } from '../db/failures';
 import type { InputErrorDetail } from '../graphql/errors';
 import { logger } from '../logger';
 import { locationOf, REST_ROUTES, fieldNameOf } from './routes';
@@ -25,9 +25,8 @@ export function restErrorFrom(errors: readonly GraphQLError[], requestId?: strin
   const error = errors[0];
   const code = error?.extensions?.code;
   const status = (error?.extensions?.http as { status?: number } | undefined)?.status;
-  const databaseFailure = databaseFailureOf(error);
+  const databaseFailure = answeredDatabaseFailure(error?.originalError ?? error, { requestId });
   if (databaseFailure) {
-    logger.warn({ err: error?.originalError ?? error, requestId, failure: databaseFailure.kind }, 'database failure: answered 503');
     return { status: 503, body: { detail: databaseFailure.message }, headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } };
   }
   if (!error || typeof code !== 'string' || typeof status !== 'number') {

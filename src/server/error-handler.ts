@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { DATABASE_RETRY_AFTER_SECONDS, databaseFailureOf } from '../db/failures';
+import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS } from '../db/failures';
 import { logger } from '../logger';
 
 /**
@@ -22,9 +22,8 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
     res.status(status).json({ detail: error.expose && error.message ? error.message : 'Bad Request' });
     return;
   }
-  const databaseFailure = databaseFailureOf(error);
+  const databaseFailure = answeredDatabaseFailure(error, { requestId: res.getHeader('x-request-id'), path: req.path });
   if (databaseFailure) {
-    logger.warn({ err: error, requestId: res.getHeader('x-request-id'), path: req.path, failure: databaseFailure.kind }, 'database failure: answered 503');
     res.status(503).set('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).json({ detail: databaseFailure.message });
     return;
   }

@@ -32,7 +32,7 @@ VOLUME ["/data"]
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # The API. Other entry points of the same image (docs/deploy.md):
-#   node dist/src/notifications/worker.js   outbox dispatcher (API instances then RUN_DISPATCHER=false)
-#   node dist/src/db/migrate-cli.js          apply pending migrations and exit (a release job)
+#   node dist/src/app/worker.js   outbox dispatcher (API instances then RUN_DISPATCHER=false)
+#   node dist/src/app/migrate-cli.js          apply pending migrations and exit (a release job)
 #   node dist/src/admin/cli.js <command>     admin CLI (keys, quotas, imports)
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "dist/src/app/main.js"]

@@ -1,6 +1,6 @@
 /**
- * Child process: the real application (src/server/app.ts) on PostgreSQL, on an ephemeral port,
- * wired as src/main.ts wires it (pool limits, metrics timing every statement, the HTTP server's
+ * Child process: the real application (src/app/create-app.ts) on PostgreSQL, on an ephemeral port,
+ * wired as src/app/main.ts wires it (pool limits, metrics timing every statement, the HTTP server's
  * limits). A process of its own so that its RSS is measured alone. Tells the parent its port over IPC.
  *
  * Run alone, it is the way to profile the app under load:
@@ -11,12 +11,12 @@
  */
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
-import { issueApiKey } from '../src/auth/api-keys';
-import { loadConfig } from '../src/config';
-import { openDatabase } from '../src/db/database';
-import { createMetrics } from '../src/metrics/metrics';
-import { createApp } from '../src/server/app';
-import { createHttpServer } from '../src/server/http-server';
+import { issueApiKey } from '../src/features/auth/api-keys';
+import { loadConfig } from '../src/app/config';
+import { openDatabase } from '../src/platform/db/database';
+import { createMetrics } from '../src/platform/metrics/metrics';
+import { createApp } from '../src/app/create-app';
+import { createHttpServer } from '../src/platform/http/http-server';
 
 async function main(): Promise<void> {
   const config = { ...loadConfig(process.env), seedDemoData: false };

@@ -1,6 +1,6 @@
 /**
  * Child process: the smallest server that answers the benchmark's requests with the SAME SQL as
- * the application (the builders of src/reports/report-query.ts), over bare express + `pg`, with
+ * the application (the builders of src/features/reports/report-query.ts), over bare express + `pg`, with
  * the same pool size. No API-key lookup (a fixed organization), no validation layer, no GraphQL:
  * the difference to the real app is the price of those layers.
  */
@@ -15,8 +15,8 @@ import {
   reportCountSql,
   reportPageSql,
   type CompactReportRow,
-} from '../src/reports/report-query';
-import type { ReportFilterArgs } from '../src/reports/report-filters.args';
+} from '../src/features/reports/report-query';
+import type { ReportFilterArgs } from '../src/features/reports/report-filters.args';
 
 const organizationId = process.env.BENCH_ORGANIZATION_ID!;
 // The app's pool bounds every statement (PG_STATEMENT_TIMEOUT_MS, 30 s by default); so does this one.

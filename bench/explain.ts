@@ -1,13 +1,13 @@
 /**
  * `tsx bench/explain.ts --database-url URL [--full]`: EXPLAIN (ANALYZE, BUFFERS) of the page and
- * count statements of each list scenario, built by src/reports/report-query.ts exactly as the app
+ * count statements of each list scenario, built by src/features/reports/report-query.ts exactly as the app
  * builds them, on a database loaded by `bench/run.ts --keep`. Prints, per statement, the indexes
  * used, the execution time and the shared buffers touched (or the whole plan with --full).
  */
 import pg from 'pg';
 import type { Prisma } from '../src/generated/prisma/client';
-import { parseReportOrder, reportCountSql, reportPageSql } from '../src/reports/report-query';
-import type { ReportFilterArgs } from '../src/reports/report-filters.args';
+import { parseReportOrder, reportCountSql, reportPageSql } from '../src/features/reports/report-query';
+import type { ReportFilterArgs } from '../src/features/reports/report-filters.args';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);

@@ -15,9 +15,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { openDatabase } from '../src/db/database';
-import { applyMigrations } from '../src/db/migrations/apply';
-import { issueApiKey } from '../src/auth/api-keys';
+import { openDatabase } from '../src/platform/db/database';
+import { applyMigrations } from '../src/platform/db/migrations/apply';
+import { issueApiKey } from '../src/features/auth/api-keys';
 import { loadBenchData } from './load';
 import { buildScenarios, type Scenario } from './scenarios';
 

@@ -1,12 +1,12 @@
 /**
- * The API instances under test: `node --import tsx src/main.ts` child processes (one process each,
+ * The API instances under test: `node --import tsx src/app/main.ts` child processes (one process each,
  * so `kill -9` kills the server itself, not a wrapper), supervised the way an orchestrator does
  * it: an instance that exits for any reason is started again after a delay.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../src/config/project-root';
+import { PROJECT_ROOT } from '../src/platform/project-root';
 import { sleep } from './net';
 import type { Timeline } from './timeline';
 

@@ -5,7 +5,7 @@
  * the ids the traffic needs (dealerships, reports, users, brands, client names).
  */
 import { runCli } from '../src/admin/cli';
-import { openDatabase, type Database } from '../src/db/database';
+import { openDatabase, type Database } from '../src/platform/db/database';
 import type { OrganizationFixture } from './traffic';
 
 const LOAD_TEST_QUOTA = 1_000_000_000;

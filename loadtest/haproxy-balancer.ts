@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { PROJECT_ROOT } from '../src/config/project-root';
+import { PROJECT_ROOT } from '../src/platform/project-root';
 import type { Backend, LoadBalancer } from './load-balancer';
 import { freePort, sleep, waitFor } from './net';
 import type { Timeline } from './timeline';

@@ -4,7 +4,7 @@
  *
  * 1. A private PostgreSQL 15 server in a temporary folder (or --database-url), migrated and seeded
  *    through the admin CLI; new API keys for two organizations; quotas that never run out.
- * 2. Two API instances (src/main.ts, both running the outbox dispatcher, notifications to the
+ * 2. Two API instances (src/app/main.ts, both running the outbox dispatcher, notifications to the
  *    local outbox file, rate limits shared through Redis) behind a round-robin load balancer with
  *    /readyz health checks (loadtest/load-balancer.ts), or `--balancer haproxy`: HAProxy with the
  *    production configuration, deploy/haproxy.cfg (loadtest/haproxy-balancer.ts).

@@ -11,7 +11,7 @@ import * as typescript from '@graphql-codegen/typescript';
 import * as typescriptOperations from '@graphql-codegen/typescript-operations';
 import { buildSchema, parse, type DocumentNode } from 'graphql';
 import { parse as parseYaml } from 'yaml';
-import { PROJECT_ROOT } from '../src/config/project-root';
+import { PROJECT_ROOT } from '../src/platform/project-root';
 
 const PLUGINS: Record<string, object> = {
   typescript,

@@ -5,8 +5,8 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { diffSchemas } from '../src/db/migrations/prisma-diff';
-import { MIGRATIONS_DIR } from '../src/db/migrations/apply';
+import { diffSchemas } from '../src/platform/db/migrations/prisma-diff';
+import { MIGRATIONS_DIR } from '../src/platform/db/migrations/apply';
 
 const SNAPSHOT = 'schema.prisma';
 

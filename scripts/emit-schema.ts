@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { printSchema, type GraphQLSchema } from 'graphql';
-import { buildAppSchema } from '../src/graphql/schema';
+import { buildAppSchema } from '../src/api/graphql/schema';
 
 export const SCHEMA_FILE = path.resolve(__dirname, '..', 'schema.graphql');
 

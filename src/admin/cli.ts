@@ -6,10 +6,10 @@
  */
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { issueApiKey, revokeApiKey } from '../auth/api-keys';
-import { loadConfig } from '../config';
-import { openDatabase, type Database } from '../db/database';
-import { applyMigrations } from '../db/migrations/apply';
+import { issueApiKey, revokeApiKey } from '../features/auth/api-keys';
+import { loadConfig } from '../app/config';
+import { openDatabase, type Database } from '../platform/db/database';
+import { applyMigrations } from '../platform/db/migrations/apply';
 import type { PrismaClient } from '../generated/prisma/client';
 import { buildDemoDataset } from '../seed/dataset';
 import { isDatabaseEmpty, seedDatabase } from '../seed/seed-database';

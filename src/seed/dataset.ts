@@ -13,7 +13,7 @@ import {
   buildReportDocument,
   createVehicleIdentity,
 } from './report-document';
-import type { DerivedReportColumn } from '../db/migrations/derived-columns';
+import type { DerivedReportColumn } from '../platform/db/migrations/derived-columns';
 import { SeededRandom, findBrand } from './vehicles';
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
  * spec sections 2.3 and 3 (field names exactly as the spec writes them).
  */
 import type { ReportType } from '../generated/prisma/client';
-import { REPORT_STATE_KEYS, type ReportStateKey } from '../reports/report-state-keys';
+import { REPORT_STATE_KEYS, type ReportStateKey } from '../features/reports/report-state-keys';
 import {
   type SeededRandom,
   type VehicleBrand,

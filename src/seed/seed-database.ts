@@ -2,7 +2,7 @@
  * Writes the demo dataset into an empty database and issues one API key per demo organization.
  */
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
-import { issueApiKey, type IssuedApiKey } from '../auth/api-keys';
+import { issueApiKey, type IssuedApiKey } from '../features/auth/api-keys';
 import { buildDemoDataset, type DemoDataset } from './dataset';
 
 const BATCH_SIZE = 250;

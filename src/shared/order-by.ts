@@ -1,5 +1,5 @@
 import { Prisma } from '../generated/prisma/client';
-import { valueError } from '../graphql/errors';
+import { valueError } from './errors';
 
 export interface OrderTerm {
   field: string;

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../src/admin/cli';
-import { authenticateApiKey } from '../../src/auth/api-keys';
+import { authenticateApiKey } from '../../src/features/auth/api-keys';
 import { buildDemoDataset } from '../../src/seed/dataset';
 import { createMigratedDatabase, DATABASE_KINDS } from '../support/databases';
 

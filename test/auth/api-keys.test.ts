@@ -1,4 +1,4 @@
-import { authenticateApiKey, digestOf, generateApiKey, issueApiKey, revokeApiKey } from '../../src/auth/api-keys';
+import { authenticateApiKey, digestOf, generateApiKey, issueApiKey, revokeApiKey } from '../../src/features/auth/api-keys';
 import { waitFor } from '../support/wait';
 import { createMigratedDatabase, DATABASE_KINDS } from '../support/databases';
 

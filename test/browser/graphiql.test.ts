@@ -12,7 +12,7 @@ import express from 'express';
 import { buildSchema, graphql } from 'graphql';
 import type { Browser } from 'playwright-core';
 import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
-import { graphiqlRouter } from '../../src/graphql/graphiql';
+import { graphiqlRouter } from '../../src/api/graphql/graphiql';
 
 
 const API_KEY = 'test-key-123';

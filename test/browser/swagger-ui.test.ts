@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Browser } from 'playwright-core';
 import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
-import { swaggerUiRouter } from '../../src/rest/swagger-ui';
+import { swaggerUiRouter } from '../../src/api/openapi/swagger-ui';
 
 
 const ok = { '200': { description: 'OK' } };

@@ -4,7 +4,7 @@
  * reach the services), one organization's and the other's.
  */
 import { buildClientSchema, getIntrospectionQuery, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
-import { issueApiKey, revokeApiKey } from '../../src/auth/api-keys';
+import { issueApiKey, revokeApiKey } from '../../src/features/auth/api-keys';
 import type { TestServer } from '../support/server';
 
 export interface FuzzContext {

@@ -15,8 +15,8 @@
  * FUZZ_DATABASES=postgres (or pglite) limits the run to one database; `-- -t hostile` picks one test.
  */
 import fc from 'fast-check';
-import { REST_BASE_PATH, REST_ROUTES } from '../../src/rest/routes';
-import type { DatabaseKind } from '../../src/db/database';
+import { REST_BASE_PATH, REST_ROUTES } from '../../src/api/rest/routes';
+import type { DatabaseKind } from '../../src/platform/db/database';
 import { DATABASE_KINDS } from '../support/databases';
 import { startTestServer, type TestServer } from '../support/server';
 import { buildFuzzContext, type FuzzContext } from './fuzz-context';

@@ -1,11 +1,11 @@
 /**
- * Generated requests for the REST routes (src/rest/routes.ts) and for paths that are not the
+ * Generated requests for the REST routes (src/api/rest/routes.ts) and for paths that are not the
  * API. Parameter names come from each route's GraphQL field in the introspected schema, so a new
  * route or argument is fuzzed without touching this file.
  */
 import fc from 'fast-check';
 import type { GraphQLArgument } from 'graphql';
-import { REST_BASE_PATH, REST_ROUTES, type RestRoute } from '../../src/rest/routes';
+import { REST_BASE_PATH, REST_ROUTES, type RestRoute } from '../../src/api/rest/routes';
 import { idsForArgument, type FuzzContext } from './fuzz-context';
 import { hostileJsonText, hostileNumberText, hostileString, nestedJsonText, oneIn } from './hostile-values';
 import { percentEncode, type RawRequest } from './raw-http';

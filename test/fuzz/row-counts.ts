@@ -3,7 +3,7 @@
  * (`entities.remote_quota_used`, an UPDATE rather than a row). One statement, read before and
  * after a request; a rejected request must leave every figure unchanged.
  */
-import type { Database } from '../../src/db/database';
+import type { Database } from '../../src/platform/db/database';
 
 export interface RowCounts {
   organizations: number;

@@ -6,7 +6,7 @@
  * JSON); the rest reach the app with paths and values no client library would produce.
  */
 import fc from 'fast-check';
-import { REST_BASE_PATH, REST_ROUTES } from '../../src/rest/routes';
+import { REST_BASE_PATH, REST_ROUTES } from '../../src/api/rest/routes';
 import type { FuzzContext } from './fuzz-context';
 import { hostileString } from './hostile-values';
 import type { FuzzRequest } from './rest-requests';

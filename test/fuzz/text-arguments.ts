@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { getNamedType, isNonNullType, type GraphQLArgument, type GraphQLField } from 'graphql';
-import { REST_BASE_PATH, REST_ROUTES, locationOf, type RestRoute } from '../../src/rest/routes';
+import { REST_BASE_PATH, REST_ROUTES, locationOf, type RestRoute } from '../../src/api/rest/routes';
 import { idsForArgument, type FuzzContext } from './fuzz-context';
 import { hostileString, UNSTORABLE_STRINGS } from './hostile-values';
 import { percentEncode } from './raw-http';

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../src/config/project-root';
+import { PROJECT_ROOT } from '../../src/platform/project-root';
 
 const OUTPUT = path.join(PROJECT_ROOT, 'examples', 'graphql-operations.ts');
 

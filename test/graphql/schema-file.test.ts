@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { buildSchema, findBreakingChanges, findDangerousChanges } from 'graphql';
 import { schemaFileText, SCHEMA_FILE } from '../../scripts/emit-schema';
-import { buildAppSchema } from '../../src/graphql/schema';
+import { buildAppSchema } from '../../src/api/graphql/schema';
 
 describe('schema.graphql', () => {
   it('is identical to the schema the code builds', async () => {

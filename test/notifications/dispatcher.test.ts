@@ -3,11 +3,11 @@
  * a row whose worker died mid-lease), nothing is sent twice by two dispatchers, a row gives up after
  * the last attempt, and stop() lets the batch under way finish.
  */
-import { openDatabase, type Database } from '../../src/db/database';
-import { httpSmsSender } from '../../src/notifications/channels/sms-http';
-import { outboxFileSender } from '../../src/notifications/channels/outbox-file';
-import { OutboxDispatcher } from '../../src/notifications/dispatcher';
-import type { DispatcherConfig } from '../../src/config';
+import { openDatabase, type Database } from '../../src/platform/db/database';
+import { httpSmsSender } from '../../src/features/notifications/channels/sms-http';
+import { outboxFileSender } from '../../src/features/notifications/channels/outbox-file';
+import { OutboxDispatcher } from '../../src/features/notifications/dispatcher';
+import type { DispatcherConfig } from '../../src/app/config';
 import { startTestServer, type TestServer } from '../support/server';
 import { dealershipOf, FAST_DISPATCHER, postLead, quietLogger, setQuota, startFakeSmsProvider, waitFor } from './support';
 

@@ -2,7 +2,7 @@
  * E-mail end to end: a lead created over REST is delivered by the dispatcher through SMTP to a real
  * SMTP server in this process, in the requested language, with the report link.
  */
-import { startDispatcher, type RunningDispatcher } from '../../src/notifications/dispatcher-from-config';
+import { startDispatcher, type RunningDispatcher } from '../../src/app/dispatcher-from-config';
 import { startTestServer, type TestServer } from '../support/server';
 import { dealershipOf, FAST_DISPATCHER, parseMail, postLead, quietLogger, setQuota, startSmtpServer, waitFor } from './support';
 

@@ -3,9 +3,9 @@
  * attempt is recorded, and the provider receives the E.164 number, the filled template and the
  * outbox row id as reference and idempotency key.
  */
-import { httpSmsSender } from '../../src/notifications/channels/sms-http';
-import { outboxFileSender } from '../../src/notifications/channels/outbox-file';
-import { OutboxDispatcher } from '../../src/notifications/dispatcher';
+import { httpSmsSender } from '../../src/features/notifications/channels/sms-http';
+import { outboxFileSender } from '../../src/features/notifications/channels/outbox-file';
+import { OutboxDispatcher } from '../../src/features/notifications/dispatcher';
 import { startTestServer, type TestServer } from '../support/server';
 import { dealershipOf, FAST_DISPATCHER, postLead, quietLogger, setQuota, startFakeSmsProvider, waitFor } from './support';
 

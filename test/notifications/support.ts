@@ -5,8 +5,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import type { DispatcherConfig } from '../../src/config';
-import { logger } from '../../src/logger';
+import type { DispatcherConfig } from '../../src/app/config';
+import { logger } from '../../src/platform/logger';
 import type { TestServer } from '../support/server';
 
 /** A dispatcher configuration for tests: fast polls, tiny backoff. */

@@ -3,7 +3,7 @@
  * through the real Redis at 127.0.0.1:6379, and still enforced (per instance) when Redis is away.
  */
 import { randomUUID } from 'node:crypto';
-import { connectRedis, createRateLimiter } from '../../src/rate-limit/rate-limiter';
+import { connectRedis, createRateLimiter } from '../../src/platform/rate-limit/rate-limiter';
 import { startTestServer, type TestServer } from '../support/server';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';

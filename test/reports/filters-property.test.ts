@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server';
 import { buildDemoDataset, REPORT_TYPES } from '../../src/seed/dataset';
 import { STATE_KEYS } from '../../src/seed/report-document';
-import { REPORT_ORDER_FIELDS } from '../../src/reports/report-query';
-import { USER_ORDER_FIELDS } from '../../src/users/users.service';
+import { REPORT_ORDER_FIELDS } from '../../src/features/reports/report-query';
+import { USER_ORDER_FIELDS } from '../../src/features/users/users.service';
 import {
   expectedReports,
   expectedUsers,

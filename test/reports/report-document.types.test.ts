@@ -13,7 +13,7 @@ import {
   RealCosts,
   ReportData,
   ReportState,
-} from '../../src/reports/report-document.types';
+} from '../../src/features/reports/report-document.types';
 
 interface SampleContext {
   doc: unknown;

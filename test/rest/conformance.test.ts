@@ -3,7 +3,7 @@
  * the real app and a seeded database. Expected values come from the seeded rows or from the
  * database itself, never from the code under test. (Every filter in depth: the filters suite.)
  */
-import { issueApiKey, revokeApiKey } from '../../src/auth/api-keys';
+import { issueApiKey, revokeApiKey } from '../../src/features/auth/api-keys';
 import type { DealershipRow, ReportRow } from '../../src/seed/dataset';
 import { startTestServer, type TestServer } from '../support/server';
 

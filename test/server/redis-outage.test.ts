@@ -7,8 +7,8 @@
  * The database plays no part: PGlite only.
  */
 import Redis from 'ioredis';
-import { logger } from '../../src/logger';
-import { connectRedis, createRateLimiter, type RateLimits } from '../../src/rate-limit/rate-limiter';
+import { logger } from '../../src/platform/logger';
+import { connectRedis, createRateLimiter, type RateLimits } from '../../src/platform/rate-limit/rate-limiter';
 import { startTestServer, type TestServer } from '../support/server';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';

@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/app/config';
 import { launchChromium } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/server';
 

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { digestOf } from '../../src/auth/api-keys';
+import { digestOf } from '../../src/features/auth/api-keys';
 import { createScratchDatabase, type TestDatabase } from '../support/databases';
 import { waitFor } from '../support/wait';
 
@@ -23,7 +23,7 @@ interface Started {
 
 function start(env: Record<string, string>): Started {
   const port = nextPort++;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_OPTIONS: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -148,7 +148,7 @@ describe('npm start', () => {
       expect(before.status).toBe(503);
       expect(await before.json()).toMatchObject({ checks: { database: true, migrations: false } });
 
-      const migrate = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate-cli.ts'], {
+      const migrate = spawnSync(process.execPath, ['--import', 'tsx', 'src/app/migrate-cli.ts'], {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: scratch.url!, NODE_OPTIONS: '' },
         encoding: 'utf8',

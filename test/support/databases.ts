@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase, type Database, type DatabaseKind, type DatabaseOptions } from '../../src/db/database';
-import { applyMigrations } from '../../src/db/migrations/apply';
+import { openDatabase, type Database, type DatabaseKind, type DatabaseOptions } from '../../src/platform/db/database';
+import { applyMigrations } from '../../src/platform/db/migrations/apply';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
 

@@ -4,13 +4,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { loadConfig, type AppConfig } from '../../src/config';
-import { openDatabase, type Database, type DatabaseKind } from '../../src/db/database';
-import type { RateLimits } from '../../src/rate-limit/rate-limiter';
+import { loadConfig, type AppConfig } from '../../src/app/config';
+import { openDatabase, type Database, type DatabaseKind } from '../../src/platform/db/database';
+import type { RateLimits } from '../../src/platform/rate-limit/rate-limiter';
 import { buildDemoDataset, type DemoDataset } from '../../src/seed/dataset';
 import { seedDatabase } from '../../src/seed/seed-database';
-import { createApp } from '../../src/server/app';
-import { createHttpServer } from '../../src/server/http-server';
+import { createApp } from '../../src/app/create-app';
+import { createHttpServer } from '../../src/platform/http/http-server';
 import { createMigratedDatabase } from './databases';
 
 export interface TestServer {

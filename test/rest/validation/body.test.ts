@@ -1,4 +1,4 @@
-import { jsonDecodeError, parseJsonBody, pythonJsonLoads } from '../../../src/rest/validation';
+import { jsonDecodeError, parseJsonBody, pythonJsonLoads } from '../../../src/api/contract/validation';
 import { createLead, errorsOf, variablesOf } from './helpers';
 
 const DEALERSHIP = 'a8098c1a-f86e-11da-bd1a-00112444be1e';

@@ -4,7 +4,7 @@ import {
   type Location,
   validateArguments,
   type ValidationResult,
-} from '../../../src/rest/validation';
+} from '../../../src/api/contract/validation';
 
 /** A throwaway schema shaped like the real one (graphql-scalars names: UUID, DateTimeISO, JSON). */
 export const SDL = /* GraphQL */ `

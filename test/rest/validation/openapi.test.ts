@@ -1,4 +1,4 @@
-import { openApiParameterSchema } from '../../../src/rest/validation';
+import { openApiParameterSchema } from '../../../src/api/contract/validation';
 import { fieldArgs, LEAD_CONSTRAINTS, REPORT_CONSTRAINTS, schema } from './helpers';
 
 const reportArgs = Object.fromEntries(fieldArgs(schema, 'Query', 'reports').map((a) => [a.name, a]));

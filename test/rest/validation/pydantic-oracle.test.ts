@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema } from 'graphql';
-import { pythonJsonLoads, validateArguments } from '../../../src/rest/validation';
+import { pythonJsonLoads, validateArguments } from '../../../src/api/contract/validation';
 import { fieldArgs } from './helpers';
 
 interface OracleCase {

@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import type { GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { LeadsResolver } from '../../features/leads/leads.resolver';
+import { ReportNotificationsResolver } from '../../features/notifications/notifications.resolver';
+import { DealershipsResolver } from '../../features/dealerships/dealerships.resolver';
+import { ReportCompactRelationsResolver, ReportRelationsResolver, ReportsResolver } from '../../features/reports/reports.resolver';
+import { UsersResolver } from '../../features/users/users.resolver';
+
+export const RESOLVERS = [
+  ReportsResolver,
+  ReportRelationsResolver,
+  ReportCompactRelationsResolver,
+  UsersResolver,
+  DealershipsResolver,
+  LeadsResolver,
+  ReportNotificationsResolver,
+] as const;
+
+let cached: Promise<GraphQLSchema> | undefined;
+
+/** The one schema behind /graphql and /public (built once per process). */
+export function buildAppSchema(): Promise<GraphQLSchema> {
+  cached ??= buildSchema({
+    resolvers: [...RESOLVERS],
+    validate: false,
+    emitSchemaFile: false,
+  });
+  return cached;
+}

@@ -1,0 +1,121 @@
+/**
+ * OpenAPI 3.0 schema of one argument, from the same GraphQL type and constraints the validator
+ * uses, so the document and the behaviour cannot drift apart.
+ */
+
+import { type GraphQLArgument, type GraphQLInputType, type GraphQLScalarType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType } from 'graphql';
+import { restSpellingOfEnumValue, SCALAR } from '../contract/validation/coerce';
+import { type ArgumentConstraints, GRAPHQL_INT_RANGE } from '../contract/validation/constraints';
+
+export type OpenApiSchema = Record<string, unknown>;
+
+export function openApiParameterSchema(arg: GraphQLArgument, constraints?: ArgumentConstraints): OpenApiSchema {
+  const schema = schemaOfType(arg.type, constraints);
+  if (arg.defaultValue !== undefined && arg.defaultValue !== null) {
+    schema.default = defaultForDocument(arg.defaultValue, arg.type);
+  }
+  if (arg.description) schema.description = arg.description;
+  if (arg.deprecationReason) schema.deprecated = true;
+  return schema;
+}
+
+function schemaOfType(type: GraphQLInputType, constraints: ArgumentConstraints | undefined): OpenApiSchema {
+  const nullable = getNullableType(type);
+  const schema = schemaOfNullableType(nullable, constraints);
+  // A JSON argument is any value, null included; no `nullable` needed on an untyped schema.
+  if (!isNonNullType(type) && Object.keys(schema).some((key) => key === 'type' || key === 'enum')) {
+    schema.nullable = true;
+  }
+  return schema;
+}
+
+function schemaOfNullableType(type: GraphQLInputType, constraints: ArgumentConstraints | undefined): OpenApiSchema {
+  if (isListType(type)) return { type: 'array', items: schemaOfType(type.ofType, constraints) };
+  if (isEnumType(type)) return { type: 'string', enum: type.getValues().map(restSpellingOfEnumValue) };
+  if (isInputObjectType(type)) {
+    const fields = Object.values(type.getFields());
+    const required = fields.filter((f) => isNonNullType(f.type) && f.defaultValue === undefined).map((f) => f.name);
+    return {
+      type: 'object',
+      properties: Object.fromEntries(fields.map((f) => [f.name, openApiParameterSchema(f as unknown as GraphQLArgument)])),
+      ...(required.length > 0 ? { required } : {}),
+    };
+  }
+  return scalarArgumentSchema(type, constraints);
+}
+
+/** The OpenAPI schema of a GraphQL scalar, whichever way it travels (argument or response field). */
+export function scalarTypeSchema(type: GraphQLScalarType): OpenApiSchema {
+  switch (type.name) {
+    case SCALAR.Int:
+      return { type: 'integer', format: 'int32' };
+    case SCALAR.Float:
+      return { type: 'number', format: 'double' };
+    case SCALAR.Boolean:
+      return { type: 'boolean' };
+    case SCALAR.String:
+    case SCALAR.ID:
+      return { type: 'string' };
+    case SCALAR.UUID:
+      return { type: 'string', format: 'uuid' };
+    case SCALAR.DateTimeISO:
+    case SCALAR.DateTime:
+      return { type: 'string', format: 'date-time' };
+    case SCALAR.JSON:
+      return {};
+    case SCALAR.JSONObject:
+      return { type: 'object' };
+    default:
+      // An unknown custom scalar travels as a string in every graphql-scalars case we use.
+      return { type: 'string', ...(type.description ? { description: type.description } : {}) };
+  }
+}
+
+/** An argument's scalar: the type plus its constraints, and how JSON travels in a query string. */
+function scalarArgumentSchema(type: GraphQLScalarType, constraints: ArgumentConstraints | undefined): OpenApiSchema {
+  const schema = scalarTypeSchema(type);
+  switch (type.name) {
+    case SCALAR.Int:
+      return withNumberBounds(schema, constraints, GRAPHQL_INT_RANGE);
+    case SCALAR.Float:
+      return withNumberBounds(schema, constraints);
+    case SCALAR.String:
+    case SCALAR.ID:
+      return withStringBounds(schema, constraints);
+    case SCALAR.JSON:
+      return { ...schema, description: 'Any JSON value. In a query string: the URL-encoded JSON text.' };
+    case SCALAR.JSONObject:
+      return { ...schema, description: 'A JSON object. In a query string: the URL-encoded JSON text.' };
+    default:
+      return schema;
+  }
+}
+
+function withNumberBounds(
+  schema: OpenApiSchema,
+  constraints: ArgumentConstraints | undefined,
+  fallback?: { ge: number; le: number },
+): OpenApiSchema {
+  const minimum = constraints?.ge ?? fallback?.ge;
+  const maximum = constraints?.le ?? fallback?.le;
+  if (minimum !== undefined) schema.minimum = minimum;
+  if (maximum !== undefined) schema.maximum = maximum;
+  return schema;
+}
+
+function withStringBounds(schema: OpenApiSchema, constraints: ArgumentConstraints | undefined): OpenApiSchema {
+  if (constraints?.maxLength !== undefined) schema.maxLength = constraints.maxLength;
+  return schema;
+}
+
+/** Defaults are documented in their REST spelling (enum values, not GraphQL names). */
+function defaultForDocument(value: unknown, type: GraphQLInputType): unknown {
+  const nullable = getNullableType(type);
+  if (isListType(nullable) && Array.isArray(value)) return value.map((item) => defaultForDocument(item, nullable.ofType));
+  if (isEnumType(nullable)) {
+    const match = nullable.getValues().find((v) => v.value === value);
+    return match ? restSpellingOfEnumValue(match) : value;
+  }
+  if (value instanceof Date) return value.toISOString();
+  return value;
+}

@@ -1,0 +1,278 @@
+/**
+ * The OpenAPI 3.0.3 document of the /public REST interface, generated from the sources the REST
+ * layer itself runs on: REST_ROUTES, each root field's arguments (typed, defaulted and constrained
+ * by `openApiParameterSchema` + ARGUMENT_CONSTRAINTS, placed by `locationOf`) and each route's
+ * response selection (graphql/rest-shape.ts). A new argument or output field therefore appears
+ * here with no change to this file.
+ */
+import {
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  parse,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { ARGUMENT_CONSTRAINTS } from '../contract/argument-constraints';
+import { rootFieldOf } from '../rest/rest-documents';
+import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, type RestRoute } from '../rest/routes';
+import { openApiParameterSchema, scalarTypeSchema, type OpenApiSchema } from '../contract/validation';
+import { restSpellingOfEnumValue } from '../contract/validation/coerce';
+
+export const OPENAPI_TITLE = 'Vehicle Report Public API';
+export const OPENAPI_VERSION = '1.0.0';
+export const API_KEY_SCHEME = 'APIKeyHeader';
+
+const ref = (name: string): OpenApiSchema => ({ $ref: `#/components/schemas/${name}` });
+const jsonContent = (schema: OpenApiSchema) => ({ 'application/json': { schema } });
+
+/** FastAPI's error bodies (decisions.md, "Errors (REST)" and "The 422 body"). */
+const ERROR_SCHEMAS: Record<string, OpenApiSchema> = {
+  HTTPError: {
+    title: 'HTTPError',
+    type: 'object',
+    properties: { detail: { type: 'string' } },
+    required: ['detail'],
+  },
+  ValidationError: {
+    title: 'ValidationError',
+    type: 'object',
+    properties: {
+      loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
+      msg: { type: 'string' },
+      type: { type: 'string' },
+      input: {},
+      ctx: { type: 'object' },
+    },
+    required: ['loc', 'msg', 'type'],
+  },
+  HTTPValidationError: {
+    title: 'HTTPValidationError',
+    type: 'object',
+    properties: { detail: { type: 'array', items: ref('ValidationError') } },
+  },
+};
+
+const httpError = (description: string, headers?: Record<string, unknown>) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: jsonContent(ref('HTTPError')),
+});
+
+/**
+ * What the routes do besides running their field, which the schema cannot tell: lead creation's
+ * quota (403) and Idempotency-Key header (409 on reuse with another body), read by the resolver
+ * from the request headers rather than taken as an argument.
+ */
+const ROUTE_EXTRAS: Record<string, { responses: Record<string, unknown>; parameters: unknown[] }> = {
+  'Mutation.createLead': {
+    responses: {
+      '403': httpError('Subscription quota exhausted: nothing is created, nothing is sent'),
+      '409': httpError('Idempotency-Key already used with a different body'),
+    },
+    parameters: [
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description: 'the same key with the same body within 24 h returns the first response and creates nothing',
+        schema: { type: 'string' },
+      },
+    ],
+  },
+};
+
+const COMMON_ERROR_RESPONSES = {
+  '401': httpError('Missing (`Not authenticated`, with `WWW-Authenticate: APIKey`) or invalid API key (`Invalid API key`)'),
+  '422': { description: 'Validation Error', content: jsonContent(ref('HTTPValidationError')) },
+  '429': httpError('Rate limit exceeded', {
+    'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } },
+    RateLimit: { description: 'IETF httpapi RateLimit header', schema: { type: 'string' } },
+    'RateLimit-Policy': { description: 'IETF httpapi RateLimit-Policy header', schema: { type: 'string' } },
+  }),
+};
+
+/** `/reports/:report_id` → `/public/reports/{report_id}` */
+export function openApiPathOf(route: RestRoute): string {
+  return `${REST_BASE_PATH}${route.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+export function buildOpenApiDocument(schema: GraphQLSchema): object {
+  const components = new OutputSchemas();
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of REST_ROUTES) {
+    paths[openApiPathOf(route)] ??= {};
+    paths[openApiPathOf(route)]![route.method.toLowerCase()] = operationOf(schema, route, components);
+  }
+  for (const name of Object.keys(ERROR_SCHEMAS)) {
+    if (components.schemas[name]) throw new Error(`GraphQL type ${name} collides with an error schema of the OpenAPI document`);
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: OPENAPI_TITLE, version: OPENAPI_VERSION },
+    servers: [{ url: '/' }],
+    security: [{ [API_KEY_SCHEME]: [] }],
+    paths,
+    components: {
+      schemas: { ...components.schemas, ...ERROR_SCHEMAS },
+      securitySchemes: { [API_KEY_SCHEME]: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+    },
+  };
+}
+
+function operationOf(schema: GraphQLSchema, route: RestRoute, components: OutputSchemas): Record<string, unknown> {
+  const field = rootFieldOf(schema, route);
+  const extras = ROUTE_EXTRAS[route.field];
+  const parameters: unknown[] = [];
+  const bodyProperties: Record<string, OpenApiSchema> = {};
+  const bodyRequired: string[] = [];
+
+  for (const arg of field.args) {
+    const argSchema = openApiParameterSchema(arg, ARGUMENT_CONSTRAINTS[arg.name]);
+    const location = locationOf(route, arg.name);
+    const required = isNonNullType(arg.type) && arg.defaultValue === undefined;
+    if (location === 'body') {
+      bodyProperties[arg.name] = argSchema;
+      if (required) bodyRequired.push(arg.name);
+      continue;
+    }
+    parameters.push({
+      name: location === 'header' ? arg.name.replaceAll('_', '-') : arg.name,
+      in: location,
+      // OpenAPI requires path parameters to be required, whatever their GraphQL type says.
+      required: location === 'path' || required,
+      ...(arg.description ? { description: arg.description } : {}),
+      schema: argSchema,
+    });
+  }
+  parameters.push(...(extras?.parameters ?? []));
+
+  const responses: Record<string, unknown> = {
+    [String(route.status)]: {
+      description: route.status === 201 ? 'Created' : 'Successful Response',
+      content: jsonContent(responseSchemaOf(route, field, components)),
+    },
+    ...(route.notFound ? { '404': httpError(route.notFound) } : {}),
+    ...(extras?.responses ?? {}),
+    ...COMMON_ERROR_RESPONSES,
+  };
+
+  return {
+    operationId: fieldNameOf(route),
+    tags: [route.tag],
+    summary: route.summary,
+    ...(field.description ? { description: field.description } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(Object.keys(bodyProperties).length > 0
+      ? {
+          requestBody: {
+            required: true,
+            content: jsonContent({
+              title: `${field.name} request`,
+              type: 'object',
+              properties: bodyProperties,
+              ...(bodyRequired.length > 0 ? { required: bodyRequired } : {}),
+            }),
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+function responseSchemaOf(route: RestRoute, field: GraphQLField<unknown, unknown>, components: OutputSchemas): OpenApiSchema {
+  // Root fields always return the REST selection of their type (rest-documents.ts).
+  return components.schemaOf(field.type, undefined, `${route.method} ${route.path}`);
+}
+
+/**
+ * JSON schemas of GraphQL output types as REST shows them. A type shown with its whole REST
+ * selection becomes a named component; a field with its own REST selection (e.g. the compact
+ * report's `profile`: id name email phone) is described inline with just those fields.
+ */
+class OutputSchemas {
+  readonly schemas: Record<string, OpenApiSchema> = {};
+
+  /** `selection`: the explicit sub-selection, or undefined for the type's REST selection. */
+  schemaOf(type: GraphQLOutputType, selection: SelectionSetNode | undefined, where: string): OpenApiSchema {
+    const nullable = getNullableType(type);
+    const schema = this.schemaOfNullable(nullable, selection, where);
+    if (isNonNullType(type)) return schema;
+    // OpenAPI 3.0 ignores siblings of $ref: wrap it to say it may be null.
+    if ('$ref' in schema) return { allOf: [schema], nullable: true };
+    if (Object.keys(schema).length === 0) return schema; // any JSON value, null included
+    return { ...schema, nullable: true };
+  }
+
+  private schemaOfNullable(type: GraphQLOutputType, selection: SelectionSetNode | undefined, where: string): OpenApiSchema {
+    if (isListType(type)) return { type: 'array', items: this.schemaOf(type.ofType, selection, where) };
+    if (isEnumType(type)) return { type: 'string', enum: type.getValues().map(restSpellingOfEnumValue) };
+    if (isScalarType(type)) return scalarTypeSchema(type);
+    if (!isObjectType(type)) throw new Error(`OpenAPI: ${where} returns ${String(type)}, which REST cannot show`);
+    if (selection) return this.objectSchema(type, selection, where);
+    if (!(type.name in this.schemas)) {
+      this.schemas[type.name] = {}; // placeholder: a cycle refers to the component being built
+      this.schemas[type.name] = this.objectSchema(type, undefined, where);
+    }
+    return ref(type.name);
+  }
+
+  private objectSchema(type: GraphQLObjectType, selection: SelectionSetNode | undefined, where: string): OpenApiSchema {
+    const fields = type.getFields();
+    const shown = selection ? selectedFields(type, selection) : restFieldsOf(type);
+    const properties: Record<string, OpenApiSchema> = {};
+    const required: string[] = [];
+    for (const { field, selection: sub } of shown) {
+      const schema = this.schemaOf(field.type, sub, `${where} → ${type.name}.${field.name}`);
+      properties[field.name] = field.description && !('$ref' in schema) ? { ...schema, description: field.description } : schema;
+      if (isNonNullType(fields[field.name]!.type)) required.push(field.name);
+    }
+    // An inline selection is not the whole type: it gets neither the type's title nor description.
+    return {
+      ...(selection ? {} : { title: type.name, ...(type.description ? { description: type.description } : {}) }),
+      type: 'object',
+      properties,
+      ...(required.length > 0 ? { required } : {}),
+    };
+  }
+}
+
+interface ShownField {
+  field: GraphQLField<unknown, unknown>;
+  /** the field's own REST selection, when it has one */
+  selection?: SelectionSetNode;
+}
+
+/** The fields `restSelectionOf` selects: all but `rest: false`; a string is the field's selection. */
+function restFieldsOf(type: GraphQLObjectType): ShownField[] {
+  return Object.values(type.getFields()).flatMap((field) => {
+    const rest = (field.extensions as { rest?: false | string }).rest;
+    if (rest === false) return [];
+    return [{ field, ...(typeof rest === 'string' ? { selection: selectionSetOf(rest) } : {}) }];
+  });
+}
+
+function selectedFields(type: GraphQLObjectType, selection: SelectionSetNode): ShownField[] {
+  return selection.selections.map((node) => {
+    if (node.kind !== 'Field') throw new Error(`OpenAPI: REST selections of ${type.name} use plain fields only`);
+    const field = type.getFields()[node.name.value];
+    if (!field) throw new Error(`OpenAPI: ${type.name} has no field ${node.name.value}`);
+    const named = getNamedType(field.type);
+    if (isObjectType(named) && !node.selectionSet) throw new Error(`OpenAPI: ${type.name}.${field.name} needs a selection`);
+    return { field, ...(node.selectionSet ? { selection: node.selectionSet } : {}) };
+  });
+}
+
+function selectionSetOf(selection: string): SelectionSetNode {
+  const operation = parse(`{ ${selection} }`).definitions[0] as OperationDefinitionNode;
+  return operation.selectionSet;
+}
+

@@ -1,0 +1,26 @@
+import type { AppConfig } from './config';
+import type { Database } from '../platform/db/database';
+import type { Logger } from '../platform/logger';
+import { channelSendersFromConfig } from '../features/notifications/channels';
+import { OutboxDispatcher, type DispatcherMetrics } from '../features/notifications/dispatcher';
+
+export interface RunningDispatcher {
+  dispatcher: OutboxDispatcher;
+  /** stops the dispatcher (waiting for its batch) and closes the channels' connections */
+  stop(): Promise<void>;
+}
+
+/** A dispatcher over `db` with the configured channels, already started. */
+export function startDispatcher(db: Database, config: AppConfig, logger: Logger, metrics?: DispatcherMetrics): RunningDispatcher {
+  const senders = channelSendersFromConfig(config, logger);
+  const dispatcher = new OutboxDispatcher(db.prisma, senders, config.dispatcher, logger, metrics);
+  dispatcher.start();
+  logger.info({ email: senders.email.target, sms: senders.sms.target }, 'outbox dispatcher started');
+  return {
+    dispatcher,
+    async stop() {
+      await dispatcher.stop();
+      await Promise.all(Object.values(senders).map((sender) => sender.close?.()));
+    },
+  };
+}

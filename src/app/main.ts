@@ -1,0 +1,51 @@
+import 'reflect-metadata';
+import { loadConfig } from './config';
+import { prepareDatabase } from './prepare-database';
+import { logger } from '../platform/logger';
+import { createMetrics } from '../platform/metrics/metrics';
+import { startDispatcher, type RunningDispatcher } from './dispatcher-from-config';
+import { createRateLimits } from '../platform/rate-limit/rate-limiter';
+import { createApp } from './create-app';
+import { createHttpServer } from '../platform/http/http-server';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  // Made before the database so that its statements are timed from the first one on.
+  const metrics = createMetrics();
+  const db = await prepareDatabase(config, logger, config.metrics.enabled ? metrics.observeQuery : undefined);
+  let shuttingDown = false;
+  const rateLimits = createRateLimits(config.rateLimits);
+  const app = await createApp({ db, config, rateLimits, metrics, isShuttingDown: () => shuttingDown });
+  const server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutMs });
+  server.listen(config.port, config.host, () => {
+    logger.info({ port: config.port, database: db.kind }, `Vehicle Report API listening on http://localhost:${config.port}`);
+  });
+  // In-process by default, so `npm start` alone delivers notifications (RUN_DISPATCHER=false: use `npm run worker`).
+  const dispatcher: RunningDispatcher | undefined = config.runDispatcher ? startDispatcher(db, config, logger, metrics) : undefined;
+
+  const shutdown = (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info({ signal, delayMs: config.shutdownDelayMs }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), config.shutdownDelayMs + Math.max(10_000, config.dispatcher.sendTimeoutMs + 5_000));
+    force.unref();
+    // /readyz answers 503 from now on; keep serving until the load balancer has noticed.
+    setTimeout(() => {
+      server.close(async () => {
+        // The dispatcher finishes and records its batch before the database goes away.
+        await dispatcher?.stop();
+        await rateLimits.close();
+        await db.close();
+        process.exit(0);
+      });
+      server.closeIdleConnections();
+    }, config.shutdownDelayMs);
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  logger.fatal({ err: error }, 'failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,54 @@
+import type { AppConfig } from './config';
+import type { Logger } from '../platform/logger';
+import { seedDatabase, isDatabaseEmpty } from '../seed/seed-database';
+import { openDatabase, type Database, type DatabaseOptions } from '../platform/db/database';
+import { applyMigrations, pendingMigrations } from '../platform/db/migrations/apply';
+
+/**
+ * Opens the configured database, applies pending migrations (unless MIGRATE_ON_START=false) and, on
+ * an empty one, seeds demo data.
+ * `onQuery` sees every statement (the metrics time them).
+ */
+export async function prepareDatabase(config: AppConfig, logger: Logger, onQuery?: DatabaseOptions['onQuery']): Promise<Database> {
+  if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, 'using embedded PostgreSQL (PGlite)');
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolMax: config.pgPoolMax,
+    connectionTimeoutMs: config.pgConnectionTimeoutMs,
+    statementTimeoutMs: config.pgStatementTimeoutMs,
+    onQuery,
+  });
+  let migrated = true;
+  if (config.migrateOnStart) {
+    const { applied } = await db.withSession((session) => applyMigrations(session));
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  } else {
+    // Another job migrates; /readyz stays 503 until it has.
+    const pending = await db.withSession((session) => pendingMigrations(session));
+    migrated = pending.length === 0;
+    if (!migrated) logger.warn({ pending }, 'MIGRATE_ON_START=false and migrations are pending: not ready until `npm run db:migrate` has run');
+  }
+  if (migrated && config.seedDemoData && (await isDatabaseEmpty(db.prisma))) {
+    const seeded = await seedDatabase(db.prisma);
+    printDemoKeys(config, seeded.keys.map((k) => ({ key: k.key, organization: seeded.organizations.find((o) => o.id === k.organization_id)?.name ?? k.organization_id })), seeded.reports);
+  }
+  return db;
+}
+
+/** Printed once, on the start that seeded the data: the keys themselves are never stored. */
+function printDemoKeys(config: AppConfig, keys: { key: string; organization: string }[], reports: number): void {
+  const base = `http://localhost:${config.port}`;
+  const lines = [
+    '',
+    `Demo data seeded (${reports} reports). Demo API keys — shown only now, keep them:`,
+    ...keys.map((k) => `  ${k.organization.padEnd(24)} ${k.key}`),
+    '',
+    'Try:',
+    `  curl -H 'x-api-key: ${keys[0]?.key}' '${base}/public/reports/?limit=2'`,
+    `  curl -H 'x-api-key: ${keys[0]?.key}' '${base}/public/dealerships/'`,
+    `  open ${base}/graphql (GraphiQL) and ${base}/docs (Swagger UI)`,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

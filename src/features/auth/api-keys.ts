@@ -1,0 +1,74 @@
+/**
+ * API keys (decisions.md, "API keys"): `vr_<env>_<random>` with 192 random bits from the CSPRNG.
+ * Only the SHA-256 digest and a short display prefix are stored; the key is shown once.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { PrismaClient } from '../../generated/prisma/client';
+
+const KEY_PATTERN = /^vr_([a-z]+)_([A-Za-z0-9_-]{32})$/;
+const DISPLAY_PREFIX_LENGTH = 12;
+/** last_used_at is refreshed at most this often, so reads do not turn into a write per request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface IssuedApiKey {
+  id: string;
+  organization_id: string;
+  name: string;
+  prefix: string;
+  created_at: Date;
+  /** The secret itself: returned once, never stored. */
+  key: string;
+}
+
+export interface ApiKeyPrincipal {
+  keyId: string;
+  organizationId: string;
+}
+
+export function digestOf(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function generateApiKey(environment = 'live'): string {
+  if (!/^[a-z]+$/.test(environment)) throw new Error('the key environment is lower-case letters only');
+  return `vr_${environment}_${randomBytes(24).toString('base64url')}`;
+}
+
+export async function issueApiKey(
+  prisma: PrismaClient,
+  organizationId: string,
+  name: string,
+  environment = 'live',
+): Promise<IssuedApiKey> {
+  const key = generateApiKey(environment);
+  const row = await prisma.apiKey.create({
+    data: { organization_id: organizationId, name, prefix: key.slice(0, DISPLAY_PREFIX_LENGTH), digest: digestOf(key) },
+  });
+  return { id: row.id, organization_id: row.organization_id, name: row.name, prefix: row.prefix, created_at: row.created_at, key };
+}
+
+export async function revokeApiKey(prisma: PrismaClient, id: string): Promise<boolean> {
+  const { count } = await prisma.apiKey.updateMany({ where: { id, revoked_at: null }, data: { revoked_at: new Date() } });
+  return count === 1;
+}
+
+/** Resolves a presented key to its organization, or null when unknown, malformed or revoked. */
+export async function authenticateApiKey(prisma: PrismaClient, presented: string): Promise<ApiKeyPrincipal | null> {
+  if (!KEY_PATTERN.test(presented)) return null;
+  const digest = digestOf(presented);
+  // Raw SQL on this per-request path: Prisma's query builder costs ~0.2 ms of CPU more per call
+  // (measured: 0.52 vs 0.31 ms; a whole fetch-one request is ~3 ms).
+  const [row] = await prisma.$queryRaw<
+    { id: string; organization_id: string; digest: string; revoked_at: Date | null; last_used_at: Date | null }[]
+  >`SELECT id, organization_id, digest, revoked_at, last_used_at FROM api_keys WHERE digest = ${digest}`;
+  // The lookup is by digest (not by the secret); compare once more in constant time regardless.
+  if (!row || !timingSafeEqual(Buffer.from(row.digest, 'hex'), Buffer.from(digest, 'hex')) || row.revoked_at) {
+    return null;
+  }
+  const now = Date.now();
+  if (!row.last_used_at || now - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+    // Bookkeeping only: never delay or fail the request for it.
+    prisma.apiKey.update({ where: { id: row.id }, data: { last_used_at: new Date(now) } }).catch(() => undefined);
+  }
+  return { keyId: row.id, organizationId: row.organization_id };
+}

@@ -1,0 +1,76 @@
+import { ArgsType, Field, Int, ObjectType } from 'type-graphql';
+import { DateTimeISO, JSON, UUID } from '../../shared/schema/scalars';
+import { PageArgs } from '../users/user.types';
+
+/** A dealership (spec 2.4). */
+@ObjectType('Dealership')
+export class Dealership {
+  @Field(() => UUID)
+  id!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => DateTimeISO)
+  created_at!: Date;
+
+  @Field(() => DateTimeISO)
+  updated_at!: Date;
+
+  @Field(() => UUID)
+  organization_id!: string;
+
+  @Field(() => UUID)
+  entity_id!: string;
+
+  @Field(() => JSON, { nullable: true, description: 'postal address (shape not fixed by the spec)' })
+  address!: unknown;
+
+  @Field(() => String, { nullable: true })
+  logo!: string | null;
+
+  @Field(() => String, { nullable: true })
+  illustration_img!: string | null;
+
+  @Field(() => String, { nullable: true })
+  more_info!: string | null;
+
+  @Field(() => String, { nullable: true })
+  siret!: string | null;
+
+  @Field(() => Int)
+  position!: number;
+
+  @Field(() => Boolean)
+  headquarter!: boolean;
+
+  @Field(() => [String])
+  brands!: string[];
+
+  @Field(() => Int, { description: 'active users of the dealership' })
+  user_count!: number;
+}
+
+@ObjectType('DealershipPage', { description: 'A page of dealerships (spec 2.1)' })
+export class DealershipPage {
+  @Field(() => [Dealership])
+  items!: Dealership[];
+
+  @Field(() => Int, { nullable: true })
+  limit!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  offset!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  total!: number | null;
+}
+
+@ArgsType()
+export class DealershipsArgs extends PageArgs {
+  @Field(() => String, {
+    nullable: true,
+    description: 'comma-separated fields, `-` for descending: name, position, created_at (default position,name)',
+  })
+  order_by?: string | null;
+}

@@ -1,0 +1,30 @@
+import { Args, Ctx, Extensions, FieldResolver, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import { ArgumentConstraintsMiddleware } from '../../api/contract/argument-constraints';
+import { GRAPHQL_ONLY } from '../../shared/schema/rest-visibility';
+import { requireOrganization, type GraphQLContext } from '../context';
+import { ReportsArgs } from '../reports/report-filters.args';
+import { ReportPage } from '../reports/report.types';
+import { PageArgs, UserPage } from '../users/user.types';
+import { Dealership, DealershipPage, DealershipsArgs } from './dealership.types';
+import { listDealerships } from './dealerships.service';
+
+@UseMiddleware(ArgumentConstraintsMiddleware)
+@Resolver(() => Dealership)
+export class DealershipsResolver {
+  @Query(() => DealershipPage, { description: 'List dealerships (spec 4.6), by position then name by default' })
+  dealerships(@Args(() => DealershipsArgs) args: DealershipsArgs, @Ctx() context: GraphQLContext): Promise<DealershipPage> {
+    return listDealerships(context.db.prisma, requireOrganization(context), args);
+  }
+
+  @Extensions(GRAPHQL_ONLY)
+  @FieldResolver(() => UserPage, { description: 'users attached to this dealership, newest first' })
+  users(@Root() dealership: Dealership, @Args(() => PageArgs) page: PageArgs, @Ctx() context: GraphQLContext) {
+    return context.loaders.userPagesByDealership({ limit: page.limit, offset: page.offset }).load(dealership.id);
+  }
+
+  @Extensions(GRAPHQL_ONLY)
+  @FieldResolver(() => ReportPage, { description: "this dealership's reports, with the filters of `reports`" })
+  reports(@Root() dealership: Dealership, @Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: GraphQLContext) {
+    return context.loaders.reportPages('dealership_id', args).load(dealership.id);
+  }
+}

@@ -1,0 +1,68 @@
+import type { Prisma, PrismaClient } from '../../generated/prisma/client';
+import { DEFAULT_LIMIT, type Page } from '../reports/reports.service';
+import { parseOrderBy, type OrderTerm } from '../../shared/order-by';
+import type { Dealership, DealershipsArgs } from './dealership.types';
+
+export const DEALERSHIP_ORDER_FIELDS = ['name', 'position', 'created_at'] as const;
+const DEFAULT_DEALERSHIP_ORDER: OrderTerm[] = [
+  { field: 'position', descending: false },
+  { field: 'name', descending: false },
+];
+
+const dealershipSelect = (organizationId: string) => ({
+  id: true,
+  name: true,
+  created_at: true,
+  updated_at: true,
+  organization_id: true,
+  entity_id: true,
+  address: true,
+  logo: true,
+  illustration_img: true,
+  more_info: true,
+  siret: true,
+  position: true,
+  headquarter: true,
+  brands: true,
+  // user_count: active users only (decisions.md), and only the organization's own (a user of
+  // another organization attached to this dealership by bad data is not counted: test/tenancy)
+  _count: { select: { users: { where: { is_active: true, organization_id: organizationId } } } },
+}) satisfies Prisma.DealershipSelect;
+
+type DealershipRow = Prisma.DealershipGetPayload<{ select: ReturnType<typeof dealershipSelect> }>;
+
+function toDealership({ _count, ...row }: DealershipRow): Dealership {
+  return { ...row, user_count: _count.users };
+}
+
+export async function listDealerships(
+  prisma: PrismaClient,
+  organizationId: string,
+  args: Partial<DealershipsArgs>,
+): Promise<Page<Dealership>> {
+  const limit = args.limit ?? DEFAULT_LIMIT;
+  const offset = args.offset ?? 0;
+  const terms = parseOrderBy(args.order_by, DEALERSHIP_ORDER_FIELDS, DEFAULT_DEALERSHIP_ORDER);
+  const orderBy = [
+    ...terms.map((t) => ({ [t.field]: t.descending ? 'desc' : 'asc' }) as Prisma.DealershipOrderByWithRelationInput),
+    { id: 'asc' as const },
+  ];
+  const where = { organization_id: organizationId };
+  const [rows, total] = await Promise.all([
+    prisma.dealership.findMany({ where, orderBy, skip: offset, take: limit, select: dealershipSelect(organizationId) }),
+    prisma.dealership.count({ where }),
+  ]);
+  return { items: rows.map(toDealership), limit, offset, total };
+}
+
+export async function findDealerships(
+  prisma: PrismaClient,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Dealership[]> {
+  const rows = await prisma.dealership.findMany({
+    where: { organization_id: organizationId, id: { in: [...ids] } },
+    select: dealershipSelect(organizationId),
+  });
+  return rows.map(toDealership);
+}

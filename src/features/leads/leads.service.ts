@@ -1,0 +1,169 @@
+/**
+ * Lead creation (spec 4.3, decisions.md "Lead creation"): in ONE transaction, take a quota unit
+ * from the entity, create the client Contact and the remote Report, and queue one notification
+ * per requested channel in the outbox. Nothing is sent inline: the dispatcher delivers the outbox.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import { badUserInput, conflict, notFound, quotaExhausted } from '../../shared/errors';
+import type { NotificationPayload } from '../notifications/notification-payload';
+import { checkLeadInput, type LeadInput } from './lead-input';
+import type { CreateLeadArgs, CreatedLead } from './lead.types';
+
+export const IDEMPOTENCY_WINDOW_HOURS = 24;
+
+export interface CreateLeadRequest {
+  organizationId: string;
+  args: CreateLeadArgs;
+  appBaseUrl: string;
+  idempotencyKey?: string;
+}
+
+export function reportLink(appBaseUrl: string, token: string): string {
+  return `${appBaseUrl}/reports/${token}`;
+}
+
+/** Same key, same body: compare a digest of the arguments with their keys sorted. */
+function requestHash(args: CreateLeadArgs): string {
+  const canonical = JSON.stringify(Object.fromEntries(Object.entries(args).sort(([a], [b]) => a.localeCompare(b))));
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/**
+ * Takes one unit of the entity's remote quota, starting a new period first when the current one
+ * is over. A single conditional UPDATE: concurrent leads can never exceed the quota.
+ */
+async function takeQuotaUnit(tx: Prisma.TransactionClient, entityId: string): Promise<boolean> {
+  const taken = await tx.$executeRaw`
+    UPDATE entities SET
+      remote_quota_used = CASE WHEN period_over THEN 1 ELSE remote_quota_used + 1 END,
+      quota_period_start = CASE WHEN period_over THEN now() ELSE quota_period_start END,
+      updated_at = now()
+    FROM (
+      SELECT id AS entity_id, now() >= quota_period_start + make_interval(months => quota_period_months) AS period_over
+      FROM entities WHERE id = ${entityId}::uuid
+    ) period
+    WHERE entities.id = period.entity_id
+      AND remote_quota > 0
+      AND (period.period_over OR remote_quota_used < remote_quota)`;
+  return taken === 1;
+}
+
+function leadDocument(token: string, input: LeadInput, dealershipId: string, now: Date) {
+  return {
+    data: {
+      vehicle: {},
+      metadata: {
+        date: now.toISOString(),
+        name: input.folder_name ?? null,
+        type: 'remote',
+        token,
+        creator: null,
+        dealership: dealershipId,
+        individual: { name: input.name ?? null, email: input.email ?? null, phone: input.phone ?? null },
+      },
+      valuations: {},
+      visualization: { audios: [], videos: [], damages: [], three_d: [], documents: [], marketing: [] },
+    },
+    state: {
+      folder_created: { name: 'folder_created', order: 1, status: true, description: 'Folder created', date: now.toISOString() },
+    },
+  };
+}
+
+async function replayOrConflict(
+  prisma: Prisma.TransactionClient | PrismaClient,
+  organizationId: string,
+  key: string,
+  hash: string,
+): Promise<CreatedLead | null> {
+  const previous = await prisma.idempotencyKey.findUnique({
+    where: { organization_id_key: { organization_id: organizationId, key } },
+  });
+  if (!previous || previous.created_at.getTime() < Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3_600_000) return null;
+  if (previous.request_hash !== hash) {
+    throw conflict('Idempotency-Key was already used with a different request body');
+  }
+  return previous.response_body as unknown as CreatedLead;
+}
+
+export async function createLead(prisma: PrismaClient, request: CreateLeadRequest): Promise<CreatedLead> {
+  const { organizationId, args, appBaseUrl, idempotencyKey } = request;
+  const checked = checkLeadInput(args);
+  const dealership = await prisma.dealership.findFirst({
+    where: { id: args.dealership.toLowerCase(), organization_id: organizationId },
+    select: { id: true, name: true, entity_id: true, organization: { select: { name: true } } },
+  });
+  if (!checked.ok) throw badUserInput(checked.details);
+  if (!dealership) throw notFound('Dealership not found');
+  const input = checked.input;
+
+  // A UUID's case does not make it another dealership: the same request must replay, not conflict.
+  const hash = requestHash({ ...args, dealership: args.dealership.toLowerCase() });
+  if (idempotencyKey) {
+    const replay = await replayOrConflict(prisma, organizationId, idempotencyKey, hash);
+    if (replay) return replay;
+  }
+
+  try {
+    return await prisma.$transaction(async (tx) => {
+      if (!(await takeQuotaUnit(tx, dealership.entity_id))) throw quotaExhausted();
+      const now = new Date();
+      const token = randomUUID();
+      const link = reportLink(appBaseUrl, token);
+      const contact = await tx.contact.create({
+        data: { organization_id: organizationId, name: input.name, email: input.email, phone: input.phone },
+        select: { id: true },
+      });
+      const document = leadDocument(token, input, dealership.id, now);
+      await tx.report.create({
+        data: {
+          token,
+          created_at: now,
+          updated_at: now,
+          organization_id: organizationId,
+          entity_id: dealership.entity_id,
+          dealership_id: dealership.id,
+          profile_id: null,
+          contact_id: contact.id,
+          type: 'remote',
+          valid: true,
+          data: document.data,
+          state: document.state,
+        },
+        select: { token: true },
+      });
+      const payload: NotificationPayload = {
+        lang: input.lang,
+        link,
+        client_name: input.name ?? null,
+        dealership: dealership.name,
+        organization: dealership.organization.name,
+        folder_name: input.folder_name ?? null,
+        custom_sms: input.custom_sms ?? null,
+      };
+      const outbox: Prisma.NotificationOutboxCreateManyInput[] = [];
+      if (input.sendEmail && input.email) outbox.push({ report_token: token, organization_id: organizationId, channel: 'email', recipient: input.email, payload: { ...payload } });
+      if (input.sendPhone && input.phone) outbox.push({ report_token: token, organization_id: organizationId, channel: 'sms', recipient: input.phone, payload: { ...payload } });
+      if (outbox.length > 0) await tx.notificationOutbox.createMany({ data: outbox });
+
+      const response: CreatedLead = { token, link };
+      if (idempotencyKey) {
+        await tx.idempotencyKey.deleteMany({
+          where: { organization_id: organizationId, key: idempotencyKey, created_at: { lt: new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3_600_000) } },
+        });
+        await tx.idempotencyKey.create({
+          data: { organization_id: organizationId, key: idempotencyKey, request_hash: hash, status_code: 201, response_body: { ...response } },
+        });
+      }
+      return response;
+    });
+  } catch (error) {
+    // Two requests with the same key at once: the loser replays the winner's response.
+    if (idempotencyKey && error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+      const replay = await replayOrConflict(prisma, organizationId, idempotencyKey, hash);
+      if (replay) return replay;
+    }
+    throw error;
+  }
+}

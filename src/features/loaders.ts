@@ -1,0 +1,97 @@
+/**
+ * Per-request DataLoaders: every relation of a page is fetched in one batched statement, and only
+ * within the key's organization (another organization's objects resolve to null).
+ */
+import DataLoader from 'dataloader';
+import type { PrismaClient } from '../generated/prisma/client';
+import type { Contact } from './contacts/contact.type';
+import { unauthenticated } from '../shared/errors';
+import type { Dealership } from './dealerships/dealership.types';
+import { findDealerships } from './dealerships/dealerships.service';
+import type { Organization } from './organizations/organization.type';
+import type { ReportFilterArgs } from './reports/report-filters.args';
+import type { ReportGroupColumn } from './reports/report-query';
+import type { Report, ReportCompact } from './reports/report.types';
+import { findReports, listReportsByGroup, type Page, type PageRequest } from './reports/reports.service';
+import type { User } from './users/user.types';
+import { findUsers, listUsersByDealership } from './users/users.service';
+import type { Notification } from './notifications/notification.types';
+import { notificationsByReport } from './notifications/notifications.service';
+
+function byKey<T, K>(keys: readonly K[], rows: T[], keyOf: (row: T) => K): (T | null)[] {
+  const map = new Map(rows.map((row) => [keyOf(row), row]));
+  return keys.map((key) => map.get(key) ?? null);
+}
+
+export type ReportPageArgs = Partial<ReportFilterArgs> & PageRequest;
+
+export interface Loaders {
+  dealership: DataLoader<string, Dealership | null>;
+  user: DataLoader<string, User | null>;
+  organization: DataLoader<string, Organization | null>;
+  contact: DataLoader<string, Contact | null>;
+  report: DataLoader<string, Report | null>;
+  /** a report's lead notifications (recipients masked) */
+  notificationsByReport: DataLoader<string, Notification[]>;
+  /** Pages of reports per dealership or per user, one loader per distinct argument set. */
+  reportPages(column: ReportGroupColumn, args: ReportPageArgs): DataLoader<string, Page<ReportCompact>>;
+  userPagesByDealership(page: PageRequest): DataLoader<string, Page<User>>;
+}
+
+export function createLoaders(prisma: PrismaClient, organizationId: string | null): Loaders {
+  // Without an organization nothing is visible.
+  const scoped = <T>(load: (org: string, keys: readonly string[]) => Promise<(T | null)[]>) =>
+    new DataLoader<string, T | null>((keys) =>
+      organizationId ? load(organizationId, keys) : Promise.resolve(keys.map(() => null)),
+    );
+  // Nested pages hang off objects a root field returned, which required a key; say so if not.
+  const requireOrganizationId = (): string => {
+    if (!organizationId) throw unauthenticated('Not authenticated');
+    return organizationId;
+  };
+  const pageLoaders = new Map<string, DataLoader<string, never>>();
+  function memoizedPageLoader<T>(key: string, load: (ids: string[]) => Promise<Map<string, Page<T>>>): DataLoader<string, Page<T>> {
+    let loader = pageLoaders.get(key) as DataLoader<string, Page<T>> | undefined;
+    if (!loader) {
+      loader = new DataLoader<string, Page<T>>(async (ids) => {
+        const pages = await load([...ids]);
+        return ids.map((id) => pages.get(id)!);
+      });
+      pageLoaders.set(key, loader as unknown as DataLoader<string, never>);
+    }
+    return loader;
+  }
+  return {
+    dealership: scoped((org, ids) => findDealerships(prisma, org, ids).then((rows) => byKey(ids, rows, (r) => r.id))),
+    user: scoped((org, ids) => findUsers(prisma, org, ids).then((rows) => byKey(ids, rows, (r) => r.id))),
+    organization: scoped(async (org, ids) => {
+      const rows = await prisma.organization.findMany({
+        where: { id: { in: ids.filter((id) => id === org) } },
+        select: { id: true, name: true, created_at: true, updated_at: true },
+      });
+      return byKey(ids, rows, (r) => r.id);
+    }),
+    contact: scoped(async (org, ids) => {
+      const rows = await prisma.contact.findMany({
+        where: { organization_id: org, id: { in: [...ids] } },
+        select: { id: true, name: true, email: true, phone: true, created_at: true },
+      });
+      return byKey(ids, rows, (r) => r.id);
+    }),
+    report: scoped((org, tokens) => findReports(prisma, org, tokens).then((rows) => byKey(tokens, rows, (r) => r.token))),
+    notificationsByReport: new DataLoader<string, Notification[]>((tokens) =>
+      organizationId ? notificationsByReport(prisma, organizationId, tokens) : Promise.resolve(tokens.map(() => [])),
+    ),
+    reportPages(column, args) {
+      const { limit, offset, order_by, ...filters } = args;
+      return memoizedPageLoader(`reports:${column}:${JSON.stringify(args)}`, (ids) =>
+        listReportsByGroup(prisma, requireOrganizationId(), column, ids, filters, { limit, offset, order_by }),
+      );
+    },
+    userPagesByDealership(page) {
+      return memoizedPageLoader(`users:dealership:${JSON.stringify(page)}`, (ids) =>
+        listUsersByDealership(prisma, requireOrganizationId(), ids, page),
+      );
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { DateTimeISO, UUID } from '../../shared/schema/scalars';
+
+export enum NotificationChannelKind {
+  email = 'email',
+  sms = 'sms',
+}
+registerEnumType(NotificationChannelKind, { name: 'NotificationChannel', description: 'how a lead notification is sent' });
+
+export enum NotificationStatusKind {
+  pending = 'pending',
+  sent = 'sent',
+  failed = 'failed',
+}
+registerEnumType(NotificationStatusKind, {
+  name: 'NotificationStatus',
+  description: 'pending: queued or waiting for a retry; sent: accepted by the SMTP server or SMS provider; failed: gave up after the last attempt',
+});
+
+/** A lead notification (one outbox row) as a client sees it: the recipient masked. */
+@ObjectType('Notification', { description: 'An e-mail or SMS sent (or to be sent) for a lead' })
+export class Notification {
+  @Field(() => UUID)
+  id!: string;
+
+  @Field(() => NotificationChannelKind)
+  channel!: NotificationChannelKind;
+
+  @Field(() => String, { description: 'masked, e.g. j***@example.com or +3361****78' })
+  recipient!: string;
+
+  @Field(() => NotificationStatusKind)
+  status!: NotificationStatusKind;
+
+  @Field(() => Int, { description: 'delivery attempts made so far, the successful one included' })
+  attempts!: number;
+
+  @Field(() => String, { nullable: true, description: 'error of the latest failed attempt' })
+  last_error!: string | null;
+
+  @Field(() => DateTimeISO, { nullable: true })
+  sent_at!: Date | null;
+
+  @Field(() => DateTimeISO)
+  created_at!: Date;
+}

@@ -1,0 +1,17 @@
+import { Field, ObjectType } from 'type-graphql';
+import { DateTimeISO, UUID } from '../../shared/schema/scalars';
+
+@ObjectType('Organization')
+export class Organization {
+  @Field(() => UUID)
+  id!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => DateTimeISO)
+  created_at!: Date;
+
+  @Field(() => DateTimeISO)
+  updated_at!: Date;
+}

@@ -1,0 +1,132 @@
+import { Extensions, Field, Int, ObjectType } from 'type-graphql';
+import { GRAPHQL_ONLY } from '../../shared/schema/rest-visibility';
+import { DateTimeISO, UUID } from '../../shared/schema/scalars';
+import { RealCosts, ReportData, ReportState } from './report-document.types';
+import { ReportType } from './report-type.enum';
+
+@ObjectType('ReportCompactVehicle')
+export class ReportCompactVehicle {
+  @Field(() => String, { nullable: true })
+  vin!: string | null;
+
+  @Field(() => String, { nullable: true })
+  license_number!: string | null;
+}
+
+@ObjectType('ReportCompactData')
+export class ReportCompactData {
+  @Field(() => ReportCompactVehicle)
+  vehicle!: ReportCompactVehicle;
+}
+
+/**
+ * An item of the reports list (spec 2.2): never carries the whole document. Fields in the spec's
+ * order (REST bodies follow it); the GraphQL-only ones come last. `profile` is a relation (see
+ * reports.resolver.ts).
+ */
+@ObjectType('ReportCompact', { description: 'A report as listed (spec 2.2)' })
+export class ReportCompact {
+  @Field(() => UUID)
+  token!: string;
+
+  @Field(() => DateTimeISO)
+  created_at!: Date;
+
+  @Field(() => DateTimeISO)
+  updated_at!: Date;
+
+  @Field(() => ReportCompactData)
+  data!: ReportCompactData;
+
+  @Field(() => UUID)
+  organization_id!: string;
+
+  @Field(() => UUID, { nullable: true })
+  dealership_id!: string | null;
+
+  @Extensions(GRAPHQL_ONLY)
+  @Field(() => UUID)
+  entity_id!: string;
+
+  @Extensions(GRAPHQL_ONLY)
+  @Field(() => UUID, { nullable: true, description: 'the creator (a user); null for leads' })
+  profile_id!: string | null;
+
+  @Extensions(GRAPHQL_ONLY)
+  @Field(() => UUID, { nullable: true, description: 'the client of a lead' })
+  contact_id!: string | null;
+
+  @Extensions(GRAPHQL_ONLY)
+  @Field(() => UUID, { nullable: true, description: 'the original report of a counter-inspection' })
+  counter_id!: string | null;
+
+  @Extensions(GRAPHQL_ONLY)
+  @Field(() => ReportType)
+  type!: ReportType;
+
+  @Extensions(GRAPHQL_ONLY)
+  @Field(() => Boolean)
+  valid!: boolean;
+}
+
+/** The full report (spec 2.3), fields in the spec's order. */
+@ObjectType('Report', { description: 'A full report (spec 2.3)' })
+export class Report {
+  @Field(() => UUID)
+  token!: string;
+
+  @Field(() => DateTimeISO)
+  created_at!: Date;
+
+  @Field(() => DateTimeISO)
+  updated_at!: Date;
+
+  @Field(() => UUID)
+  organization_id!: string;
+
+  @Field(() => UUID, { nullable: true })
+  dealership_id!: string | null;
+
+  @Field(() => UUID, { nullable: true, description: 'the creator (a user); null for leads' })
+  profile_id!: string | null;
+
+  @Field(() => ReportData)
+  data!: ReportData;
+
+  @Field(() => ReportState)
+  state!: ReportState;
+
+  @Field(() => ReportType)
+  type!: ReportType;
+
+  @Field(() => Boolean)
+  valid!: boolean;
+
+  @Field(() => RealCosts, { nullable: true })
+  real_costs!: RealCosts | null;
+
+  @Field(() => UUID, { nullable: true, description: 'the client of a lead' })
+  contact_id!: string | null;
+
+  @Field(() => UUID, { nullable: true, description: 'the original report of a counter-inspection' })
+  counter_id!: string | null;
+
+  @Extensions(GRAPHQL_ONLY)
+  @Field(() => UUID)
+  entity_id!: string;
+}
+
+@ObjectType('ReportPage', { description: 'A page of reports (spec 2.1)' })
+export class ReportPage {
+  @Field(() => [ReportCompact])
+  items!: ReportCompact[];
+
+  @Field(() => Int, { nullable: true })
+  limit!: number | null;
+
+  @Field(() => Int, { nullable: true })
+  offset!: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'matches for the filters, ignoring limit and offset' })
+  total!: number | null;
+}

@@ -1,0 +1,83 @@
+import { Arg, Args, type ClassType, Ctx, Extensions, FieldResolver, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
+import { ArgumentConstraintsMiddleware } from '../../api/contract/argument-constraints';
+import { Contact } from '../contacts/contact.type';
+import { Dealership } from '../dealerships/dealership.types';
+import { requireOrganization, type GraphQLContext } from '../context';
+import { notFound } from '../../shared/errors';
+import { GRAPHQL_ONLY, restSelection } from '../../shared/schema/rest-visibility';
+import { UUID } from '../../shared/schema/scalars';
+import { Organization } from '../organizations/organization.type';
+import { User } from '../users/user.types';
+import { ReportsArgs } from './report-filters.args';
+import { Report, ReportCompact, ReportPage } from './report.types';
+import { listReports } from './reports.service';
+
+@UseMiddleware(ArgumentConstraintsMiddleware)
+@Resolver()
+export class ReportsResolver {
+  @Query(() => ReportPage, { description: 'List reports (spec 4.1), newest first by default' })
+  reports(@Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: GraphQLContext): Promise<ReportPage> {
+    const organizationId = requireOrganization(context);
+    const { limit, offset, order_by, ...filters } = args;
+    return listReports(context.db.prisma, organizationId, filters, { limit, offset, order_by });
+  }
+
+  @Query(() => Report, { description: 'Fetch one full report (spec 4.2)' })
+  async report(@Arg('report_id', () => UUID) reportId: string, @Ctx() context: GraphQLContext): Promise<Report> {
+    requireOrganization(context);
+    const report = await context.loaders.report.load(reportId.toLowerCase());
+    if (!report) throw notFound('Report not found');
+    return report;
+  }
+}
+
+interface ReportIds {
+  organization_id: string;
+  dealership_id: string | null;
+  profile_id: string | null;
+  contact_id: string | null;
+  counter_id: string | null;
+}
+
+/**
+ * The same relations on the compact and the full report, each through a per-request loader.
+ * REST shows none of them, except the compact report's `profile` (spec 2.2: id, name, email, phone).
+ */
+function reportRelationsResolver(type: ClassType, profileInRest: boolean) {
+  @Resolver(() => type)
+  class ReportRelationsResolver {
+    @Extensions(GRAPHQL_ONLY)
+    @FieldResolver(() => Organization)
+    organization(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
+      return context.loaders.organization.load(report.organization_id);
+    }
+
+    @Extensions(GRAPHQL_ONLY)
+    @FieldResolver(() => Dealership, { nullable: true })
+    dealership(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
+      return report.dealership_id ? context.loaders.dealership.load(report.dealership_id) : null;
+    }
+
+    @Extensions(profileInRest ? restSelection('id name email phone') : GRAPHQL_ONLY)
+    @FieldResolver(() => User, { nullable: true, description: 'the creator; for lists, spec 2.2 "profile" (id, name, email, phone)' })
+    profile(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
+      return report.profile_id ? context.loaders.user.load(report.profile_id) : null;
+    }
+
+    @Extensions(GRAPHQL_ONLY)
+    @FieldResolver(() => Contact, { nullable: true })
+    contact(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
+      return report.contact_id ? context.loaders.contact.load(report.contact_id) : null;
+    }
+
+    @Extensions(GRAPHQL_ONLY)
+    @FieldResolver(() => Report, { nullable: true, description: 'the original report of a counter-inspection' })
+    counter(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
+      return report.counter_id ? context.loaders.report.load(report.counter_id) : null;
+    }
+  }
+  return ReportRelationsResolver;
+}
+
+export const ReportRelationsResolver = reportRelationsResolver(Report, false);
+export const ReportCompactRelationsResolver = reportRelationsResolver(ReportCompact, true);

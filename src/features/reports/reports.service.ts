@@ -1,0 +1,104 @@
+/**
+ * Reading reports: plain inputs, plain outputs; both GraphQL and REST go through here.
+ */
+import type { PrismaClient } from '../../generated/prisma/client';
+import type { ReportFilterArgs } from './report-filters.args';
+import {
+  groupedReportCountSql,
+  groupedReportPageSql,
+  parseReportOrder,
+  reportCountSql,
+  reportPageSql,
+  type CompactReportRow,
+  type ReportGroupColumn,
+} from './report-query';
+import type { Report, ReportCompact } from './report.types';
+
+export interface PageRequest {
+  limit?: number | null;
+  offset?: number | null;
+  order_by?: string | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  limit: number;
+  offset: number;
+  total: number;
+}
+
+export const DEFAULT_LIMIT = 100;
+
+export function toCompactReport(row: CompactReportRow): ReportCompact {
+  return {
+    ...row,
+    type: row.type as ReportCompact['type'],
+    data: { vehicle: { vin: row.vin, license_number: row.license_number } },
+  };
+}
+
+function pageBounds(page: PageRequest) {
+  return { limit: page.limit ?? DEFAULT_LIMIT, offset: page.offset ?? 0 };
+}
+
+export async function listReports(
+  prisma: PrismaClient,
+  organizationId: string,
+  filters: Partial<ReportFilterArgs>,
+  page: PageRequest,
+): Promise<Page<ReportCompact>> {
+  const { limit, offset } = pageBounds(page);
+  const order = parseReportOrder(page.order_by);
+  const [rows, count] = await Promise.all([
+    prisma.$queryRaw<CompactReportRow[]>(reportPageSql({ organizationId, filters, limit, offset, order })),
+    prisma.$queryRaw<{ total: number }[]>(reportCountSql(organizationId, filters)),
+  ]);
+  return { items: rows.map(toCompactReport), limit, offset, total: Number(count[0]?.total ?? 0) };
+}
+
+/** Pages of reports for several dealerships (or users) at once: two statements for all of them. */
+export async function listReportsByGroup(
+  prisma: PrismaClient,
+  organizationId: string,
+  column: ReportGroupColumn,
+  groupIds: string[],
+  filters: Partial<ReportFilterArgs>,
+  page: PageRequest,
+): Promise<Map<string, Page<ReportCompact>>> {
+  const { limit, offset } = pageBounds(page);
+  const order = parseReportOrder(page.order_by);
+  const query = { organizationId, filters, limit, offset, order };
+  const [rows, counts] = await Promise.all([
+    prisma.$queryRaw<CompactReportRow[]>(groupedReportPageSql(column, groupIds, query)),
+    prisma.$queryRaw<{ group_id: string; total: number }[]>(groupedReportCountSql(column, groupIds, organizationId, filters)),
+  ]);
+  const pages = new Map<string, Page<ReportCompact>>(
+    groupIds.map((id) => [id, { items: [], limit, offset, total: 0 }]),
+  );
+  for (const count of counts) pages.get(count.group_id)!.total = Number(count.total);
+  for (const row of rows) pages.get(row[column] as string)?.items.push(toCompactReport(row));
+  return pages;
+}
+
+export async function findReports(prisma: PrismaClient, organizationId: string, tokens: readonly string[]): Promise<Report[]> {
+  const rows = await prisma.report.findMany({
+    where: { organization_id: organizationId, token: { in: [...tokens] } },
+    select: {
+      token: true,
+      created_at: true,
+      updated_at: true,
+      organization_id: true,
+      entity_id: true,
+      dealership_id: true,
+      profile_id: true,
+      contact_id: true,
+      counter_id: true,
+      type: true,
+      valid: true,
+      data: true,
+      state: true,
+      real_costs: true,
+    },
+  });
+  return rows as unknown as Report[];
+}

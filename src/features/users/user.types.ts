@@ -1,0 +1,104 @@
+import { ArgsType, Extensions, Field, Int, ObjectType } from 'type-graphql';
+import { GRAPHQL_ONLY } from '../../shared/schema/rest-visibility';
+import { DateTimeISO, JSON, UUID } from '../../shared/schema/scalars';
+
+/** A user of the organization (spec 2.5). */
+@ObjectType('User')
+export class User {
+  @Field(() => UUID)
+  id!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => Boolean)
+  is_active!: boolean;
+
+  @Field(() => DateTimeISO)
+  created_at!: Date;
+
+  @Field(() => UUID)
+  organization_id!: string;
+
+  @Field(() => UUID)
+  entity_id!: string;
+
+  @Extensions(GRAPHQL_ONLY)
+  @Field(() => UUID, { nullable: true })
+  dealership_id!: string | null;
+
+  @Field(() => String, { nullable: true })
+  created_by!: string | null;
+
+  @Field(() => String, { nullable: true })
+  role!: string | null;
+
+  @Field(() => String, { nullable: true })
+  photo!: string | null;
+
+  @Field(() => String, { nullable: true })
+  phone!: string | null;
+
+  @Field(() => String, { nullable: true })
+  position!: string | null;
+
+  @Field(() => String, { nullable: true })
+  email!: string | null;
+
+  @Field(() => DateTimeISO, { nullable: true })
+  last_activity!: Date | null;
+
+  @Field(() => JSON, { nullable: true })
+  address!: unknown;
+}
+
+@ObjectType('UserPage', { description: 'A page of users (spec 2.1)' })
+export class UserPage {
+  @Field(() => [User])
+  items!: User[];
+
+  @Field(() => Int, { nullable: true })
+  limit!: number | null;
+
+  @Field(() => Int)
+  offset!: number;
+
+  @Field(() => Int)
+  total!: number;
+}
+
+@ArgsType()
+export class PageArgs {
+  @Field(() => Int, { nullable: true, defaultValue: 100, description: 'page size, 0 to 1000' })
+  limit?: number | null;
+
+  @Field(() => Int, { defaultValue: 0, description: 'items to skip' })
+  offset!: number;
+}
+
+@ArgsType()
+export class UsersArgs extends PageArgs {
+  @Field(() => DateTimeISO, { nullable: true, description: 'created at or after (inclusive)' })
+  created_at__gte?: Date | null;
+
+  @Field(() => DateTimeISO, { nullable: true, description: 'created at or before (inclusive)' })
+  created_at__lte?: Date | null;
+
+  @Field(() => UUID, { nullable: true })
+  organization_id?: string | null;
+
+  @Field(() => UUID, { nullable: true })
+  entity_id?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'comma-separated fields, `-` for descending: created_at, name, email, last_activity (default -created_at)',
+  })
+  order_by?: string | null;
+}
+
+@ArgsType()
+export class UserArgs {
+  @Field(() => UUID)
+  user_id!: string;
+}

@@ -1,0 +1,92 @@
+import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import { parseOrderBy, type OrderTerm } from '../../shared/order-by';
+import type { Page, PageRequest } from '../reports/reports.service';
+import { DEFAULT_LIMIT } from '../reports/reports.service';
+import type { User, UsersArgs } from './user.types';
+
+export const USER_ORDER_FIELDS = ['created_at', 'name', 'email', 'last_activity'] as const;
+const DEFAULT_USER_ORDER: OrderTerm[] = [{ field: 'created_at', descending: true }];
+
+export const USER_SELECT = {
+  id: true,
+  name: true,
+  is_active: true,
+  created_at: true,
+  organization_id: true,
+  entity_id: true,
+  dealership_id: true,
+  created_by: true,
+  role: true,
+  photo: true,
+  phone: true,
+  position: true,
+  email: true,
+  last_activity: true,
+  address: true,
+} satisfies Prisma.UserSelect;
+
+function userOrder(raw: string | null | undefined): Prisma.UserOrderByWithRelationInput[] {
+  const terms = parseOrderBy(raw, USER_ORDER_FIELDS, DEFAULT_USER_ORDER);
+  return [
+    ...terms.map((t) => ({ [t.field]: t.descending ? 'desc' : 'asc' }) as Prisma.UserOrderByWithRelationInput),
+    { id: 'asc' },
+  ];
+}
+
+export async function listUsers(
+  prisma: PrismaClient,
+  organizationId: string,
+  args: Partial<UsersArgs>,
+): Promise<Page<User>> {
+  const limit = args.limit ?? DEFAULT_LIMIT;
+  const offset = args.offset ?? 0;
+  const where: Prisma.UserWhereInput = {
+    AND: [
+      { organization_id: organizationId },
+      args.organization_id ? { organization_id: args.organization_id } : {},
+      args.entity_id ? { entity_id: args.entity_id } : {},
+      args.created_at__gte ? { created_at: { gte: args.created_at__gte } } : {},
+      args.created_at__lte ? { created_at: { lte: args.created_at__lte } } : {},
+    ],
+  };
+  const [items, total] = await Promise.all([
+    prisma.user.findMany({ where, orderBy: userOrder(args.order_by), skip: offset, take: limit, select: USER_SELECT }),
+    prisma.user.count({ where }),
+  ]);
+  return { items, limit, offset, total };
+}
+
+export function findUsers(prisma: PrismaClient, organizationId: string, ids: readonly string[]): Promise<User[]> {
+  return prisma.user.findMany({ where: { organization_id: organizationId, id: { in: [...ids] } }, select: USER_SELECT });
+}
+
+/** A page of users for each of several dealerships, in one statement plus one count. */
+export async function listUsersByDealership(
+  prisma: PrismaClient,
+  organizationId: string,
+  dealershipIds: string[],
+  page: PageRequest,
+): Promise<Map<string, Page<User>>> {
+  const limit = page.limit ?? DEFAULT_LIMIT;
+  const offset = page.offset ?? 0;
+  const [rows, counts] = await Promise.all([
+    prisma.$queryRaw<(User & { row_number: number })[]>`
+      SELECT * FROM (
+        SELECT u.id, u.name, u.is_active, u.created_at, u.organization_id, u.entity_id, u.dealership_id, u.created_by,
+               u.role, u.photo, u.phone, u.position, u.email, u.last_activity, u.address,
+               row_number() OVER (PARTITION BY u.dealership_id ORDER BY u.created_at DESC, u.id) AS row_number
+        FROM users u
+        WHERE u.organization_id = ${organizationId}::uuid AND u.dealership_id = ANY(${dealershipIds}::uuid[])
+      ) ranked
+      WHERE row_number > ${offset} AND row_number <= ${offset + limit}
+      ORDER BY row_number`,
+    prisma.$queryRaw<{ dealership_id: string; total: number }[]>`
+      SELECT u.dealership_id, count(*)::int AS total FROM users u
+      WHERE u.organization_id = ${organizationId}::uuid AND u.dealership_id = ANY(${dealershipIds}::uuid[])
+      GROUP BY u.dealership_id`,
+  ]);
+  const pages = new Map<string, Page<User>>(dealershipIds.map((id) => [id, { items: [], limit, offset, total: 0 }]));
+  for (const count of counts) pages.get(count.dealership_id)!.total = Number(count.total);
+  for (const { row_number: _rank, ...user } of rows) pages.get(user.dealership_id!)?.items.push(user);
+  return pages;
+}

@@ -1,0 +1,84 @@
+/**
+ * Request id and access log for every request: the id comes from `x-request-id` when the caller
+ * sends a sane one, else is made here; it is returned in the response header and in every log
+ * line. The log names the route template, never the API key, query values or bodies.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pinoHttp } from 'pino-http';
+import { logger } from '../logger';
+import { matchRoutes, REST_BASE_PATH } from '../../api/rest/routes';
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  const id = Array.isArray(given) ? given[0] : given;
+  return id && SANE_REQUEST_ID.test(id) ? id : randomUUID();
+}
+
+/** Paths served as they are, without parameters (express also serves them with a trailing slash). */
+const FIXED_PATHS = new Set(['/graphql', '/openapi.json', '/docs', '/healthz', '/readyz', '/metrics']);
+const ASSET_PATH = /^\/(docs|graphql)\/assets\/[^/]+$/;
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * The route a path is served by, as a template (`/public/reports/{report_id}`), for the access log
+ * and the metrics: ids never appear, and anything else is `unmatched`, so the set stays bounded.
+ */
+export function routeTemplateOf(method: string, path: string): string {
+  const bare = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  if (FIXED_PATHS.has(bare)) return bare;
+  const asset = ASSET_PATH.exec(path);
+  if (asset) return `/${asset[1]}/assets/{file}`;
+  // `/public/reports/create-lead` is also a `{report_id}`: the method decides.
+  const candidates = matchRoutes(path);
+  const route = candidates.find((r) => r.method === method) ?? candidates[0];
+  return route ? `${REST_BASE_PATH}${route.path.replace(/:(\w+)/g, '{$1}')}` : UNMATCHED_ROUTE;
+}
+
+/**
+ * Names the organization whose key made the request, for the access log line (the key itself is
+ * never logged). Called by both interfaces once the key is known.
+ */
+export function recordOrganization(res: ServerResponse, organizationId: string | null): void {
+  if (organizationId) (res as ServerResponse & { locals?: Record<string, unknown> }).locals!.organizationId = organizationId;
+}
+
+/** pino-http's own error for a 5xx without one: a stack of its internals, not ours. */
+const isSyntheticError = (res: ServerResponse, error: Error) => error.message === `failed with status code ${res.statusCode}`;
+
+export const accessLog = pinoHttp({
+  logger,
+  genReqId: (req: IncomingMessage, res: ServerResponse) => {
+    const id = requestIdOf(req);
+    res.setHeader('x-request-id', id);
+    return id;
+  },
+  // The URL's query string may carry personal data (search=, vin=): log the path only.
+  serializers: {
+    req: (req: { id: string; method: string; url: string }) => {
+      const path = req.url.split('?')[0]!;
+      return { id: req.id, method: req.method, route: routeTemplateOf(req.method, path), path };
+    },
+    res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+  },
+  customProps: (_req, res) => {
+    const organizationId = (res as ServerResponse & { locals?: Record<string, unknown> }).locals?.organizationId;
+    return organizationId ? { organization_id: organizationId } : {};
+  },
+  // A 503 is a deliberate answer (database away, deadline passed) whose cause is logged where it is
+  // decided: a warning here, not an error with a stack.
+  customLogLevel: (_req, res, error) => {
+    if (error && !isSyntheticError(res, error)) return 'error';
+    if (res.statusCode === 503) return 'warn';
+    return res.statusCode >= 500 ? 'error' : 'info';
+  },
+  customErrorObject: (_req, res, error, fields) => {
+    if (!isSyntheticError(res, error)) return fields;
+    const { err: _synthetic, ...rest } = fields as Record<string, unknown>;
+    return rest;
+  },
+  // Probes and scrapes come every few seconds: they would drown the log.
+  autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
+});

@@ -1,0 +1,62 @@
+/**
+ * `GET /metrics` for the operator's Prometheus (no API key: it is not part of the public API,
+ * optionally behind a bearer token), and the timing of every other request.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Router, type RequestHandler } from 'express';
+import { Registry } from 'prom-client';
+import type { PrismaClient } from '../../generated/prisma/client';
+import { logger } from '../logger';
+import { routeTemplateOf } from '../http/access-log';
+import type { AppMetrics } from './metrics';
+import { registerOutboxBacklog } from '../../features/notifications/outbox-backlog';
+import { processMetricsRegistry } from './process-metrics';
+
+const METRICS_PATH = '/metrics';
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Compares digests, so neither the token's content nor its length leaks through timing. */
+function sameToken(given: string, expected: string): boolean {
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function bearerOf(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+}
+
+/** Times the request from here to the last byte (or the client hanging up). */
+function timeRequests(metrics: AppMetrics): RequestHandler {
+  return (req, res, next) => {
+    // Routers below rewrite req.url; originalUrl keeps the path as it came.
+    const path = req.originalUrl.split('?')[0]!;
+    const method = KNOWN_METHODS.has(req.method) ? req.method : 'other';
+    const stop = metrics.httpRequestDuration.startTimer();
+    res.once('close', () => {
+      const status = res.writableFinished ? String(res.statusCode) : 'aborted';
+      stop({ method, route: routeTemplateOf(req.method, path), status_code: status });
+    });
+    next();
+  };
+}
+
+/** Mount once per app, early: requests are timed from here on. Adds the outbox backlog gauges. */
+export function metricsRouter(metrics: AppMetrics, options: { prisma: PrismaClient; token?: string }): Router {
+  registerOutboxBacklog(metrics.registry, options.prisma, logger);
+  const router = Router();
+  router.get(METRICS_PATH, async (req, res) => {
+    if (options.token !== undefined) {
+      const given = bearerOf(req.headers.authorization);
+      if (given === undefined || !sameToken(given, options.token)) {
+        res.status(401).set('www-authenticate', 'Bearer realm="metrics"').json({ detail: 'Not authenticated' });
+        return;
+      }
+    }
+    const registry = Registry.merge([processMetricsRegistry(), metrics.registry]);
+    res.set('cache-control', 'no-store').type(registry.contentType).send(await registry.metrics());
+  });
+  // After the endpoint: scrapes are not timed, everything else is.
+  router.use(timeRequests(metrics));
+  return router;
+}

@@ -1,0 +1,72 @@
+/**
+ * The application's Prometheus metrics, in a registry of their own per app: two apps in one
+ * process (tests) never clash, and nothing lands in prom-client's global registry. Labels are
+ * bounded by construction (route templates, SQL verbs, enum values): never an id, an API key, an
+ * organization, an e-mail address or a phone number.
+ */
+import { Counter, Histogram, Registry } from 'prom-client';
+import type { DatabaseOptions } from '../db/database';
+import type { ChannelName } from '../../features/notifications/channels';
+import type { DispatcherMetrics } from '../../features/notifications/dispatcher';
+import type { RateLimitKind } from '../rate-limit/rate-limiter';
+
+export type ApiInterface = 'rest' | 'graphql';
+
+/** What the notification attempt counter calls each outcome (the row's status after the attempt). */
+const ATTEMPT_OUTCOMES = { sent: 'sent', pending: 'retrying', failed: 'failed' } as const;
+
+/** The statement kinds worth telling apart; anything else is `other`. */
+const SQL_OPERATIONS = new Set(['select', 'insert', 'update', 'delete', 'with', 'begin', 'commit', 'rollback', 'savepoint', 'release', 'set']);
+
+export interface AppMetrics extends DispatcherMetrics {
+  registry: Registry;
+  httpRequestDuration: Histogram<'method' | 'route' | 'status_code'>;
+  /** Fits `DatabaseOptions.onQuery`: times every SQL statement by its kind. */
+  observeQuery: NonNullable<DatabaseOptions['onQuery']>;
+  /** A rejection recorder for one interface, for `reportingRejections`. */
+  rateLimitRejected(api: ApiInterface): (limit: RateLimitKind) => void;
+}
+
+/** The SQL verb of a statement (`select`, `insert`, ...): its text and values never become labels. */
+export function sqlOperationOf(query: string): string {
+  const verb = /^[\s(]*([A-Za-z]+)/.exec(query)?.[1]?.toLowerCase() ?? '';
+  return SQL_OPERATIONS.has(verb) ? verb : 'other';
+}
+
+export function createMetrics(): AppMetrics {
+  const registry = new Registry();
+  const httpRequestDuration = new Histogram({
+    name: 'vr_http_request_duration_seconds',
+    help: 'HTTP requests by method, route template and status code (/metrics itself excluded).',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const dbQueryDuration = new Histogram({
+    name: 'vr_db_query_duration_seconds',
+    help: 'SQL statements run through Prisma, by statement kind.',
+    labelNames: ['operation'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const rateLimitRejections = new Counter({
+    name: 'vr_rate_limit_rejections_total',
+    help: 'Requests refused by a per-key rate limit (REST 429, GraphQL RATE_LIMITED), by limit and interface.',
+    labelNames: ['limit', 'interface'] as const,
+    registers: [registry],
+  });
+  const notificationAttempts = new Counter({
+    name: 'vr_notification_attempts_total',
+    help: 'Notification delivery attempts by channel and outcome: sent, retrying (failed, will retry) or failed (gave up).',
+    labelNames: ['channel', 'outcome'] as const,
+    registers: [registry],
+  });
+
+  return {
+    registry,
+    httpRequestDuration,
+    observeQuery: ({ query, durationMs }) => dbQueryDuration.observe({ operation: sqlOperationOf(query) }, durationMs / 1000),
+    rateLimitRejected: (api) => (limit) => rateLimitRejections.inc({ limit, interface: api }),
+    notificationAttempted: (channel: ChannelName, status) => notificationAttempts.inc({ channel, outcome: ATTEMPT_OUTCOMES[status] }),
+  };
+}

@@ -49,8 +49,9 @@ async function main(): Promise<void> {
   for (const item of reports.items) console.log(`  ${item.created_at} ${item.type} ${item.data.vehicle.vin ?? '-'} ${item.dealership?.name ?? ''}`);
   const first = reports.items[0];
   if (first) {
+    // `report` is null (with a NOT_FOUND error) for a token the organization does not have.
     const { report } = await request(connection, ReportDetail, { report_id: first.token });
-    console.log(report.data.vehicle?.specifications, report.state.folder_created);
+    if (report) console.log(report.data.vehicle?.specifications, report.state.folder_created);
   }
 }
 

@@ -42,7 +42,7 @@ export class SupervisedInstance {
   start(): void {
     const { name, env, logFile, timeline } = this.options;
     const log = openSync(logFile, 'a');
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src', 'main.ts')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src', 'app', 'main.ts')], {
       cwd: PROJECT_ROOT,
       env: { ...process.env, ...env, PORT: String(this.options.port) },
       stdio: ['ignore', log, log],

@@ -50,6 +50,8 @@ function instanceEnvironment(options: LoadTestOptions, databaseUrl: string, data
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     SEED_DEMO_DATA: 'false',
+    // Production refuses a public /metrics: the load test does not scrape it, so a throwaway token.
+    METRICS_TOKEN: `loadtest-${process.pid}-${Date.now()}`,
     // One outbox file for both: each delivery is one line, so duplicates across instances show.
     DATA_DIR: dataDir,
     SMTP_URL: '',

@@ -7,7 +7,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { issueApiKey, revokeApiKey } from '../features/auth/api-keys';
-import { loadConfig } from '../app/config';
+import { databaseOptionsFrom, loadConfig } from '../app/config';
 import { openDatabase, type Database } from '../platform/db/database';
 import { applyMigrations } from '../platform/db/migrations/apply';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -187,7 +187,7 @@ export async function runCli(argv: string[], db?: Database): Promise<{ code: num
     return { code: 2, output: { error: (error as Error).message } };
   }
   const config = loadConfig();
-  const database = db ?? (await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }));
+  const database = db ?? (await openDatabase(databaseOptionsFrom(config, { poolMax: 2 })));
   try {
     const migrations = await database.withSession((session) => applyMigrations(session));
     const output = await command.run(database.prisma, options);

@@ -3,7 +3,7 @@ import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS } from '../platfo
 import { logger } from '../platform/logger';
 
 /**
- * The last handlers: JSON everywhere (decisions.md: every response is JSON), body-parser errors
+ * The last handlers: JSON everywhere (every response is JSON), body-parser errors
  * as their 4xx, the database being unreachable as 503 with Retry-After, anything unexpected as a
  * bare 500 whose details stay in the log under the request id.
  */
@@ -22,11 +22,13 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
     res.status(status).json({ detail: error.expose && error.message ? error.message : 'Bad Request' });
     return;
   }
-  const databaseFailure = answeredDatabaseFailure(error, { requestId: res.getHeader('x-request-id'), path: req.path });
+  // The request's own logger: its lines carry the request id.
+  const log = req.log ?? logger;
+  const databaseFailure = answeredDatabaseFailure(error, log);
   if (databaseFailure) {
     res.status(503).set('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).json({ detail: databaseFailure.message });
     return;
   }
-  logger.error({ err: error, requestId: res.getHeader('x-request-id'), path: req.path }, 'unhandled error');
+  log.error({ err: error, path: req.path }, 'unhandled error');
   res.status(500).json({ detail: 'Internal Server Error' });
 };

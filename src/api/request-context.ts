@@ -1,31 +1,75 @@
+/**
+ * What both interfaces do for every request before any work: authenticate (throttling the
+ * requests that come without a valid key by client address), charge the organization's budget,
+ * and give the features their request context.
+ */
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import { authenticateRequest } from '../features/auth/request-auth';
-import type { AppConfig } from '../app/config';
-import type { Database } from '../platform/db/database';
-import type { RateLimits } from '../platform/rate-limit/rate-limiter';
-import type { GraphQLContext } from '../features/context';
+import { authenticateApiKey, type ApiKeyPrincipal } from '../features/auth/api-keys';
+import type { RequestContext } from '../features/context';
 import { createLoaders } from '../features/loaders';
+import type { Database } from '../platform/db/database';
+import { limitStatements } from '../platform/db/statement-limiter';
+import type { Logger } from '../platform/logger';
+import type { RateLimitDecision, RateLimits } from '../platform/rate-limit/rate-limiter';
+
+/** At most this many SQL statements of one request run at once (the pool serves everyone). */
+export const STATEMENTS_IN_FLIGHT_PER_REQUEST = 3;
 
 /** What every request of either interface needs. */
-export interface RequestServices {
+export interface ApiServices {
   db: Database;
-  config: AppConfig;
   rateLimits: RateLimits;
+  /** Base of the report links sent to clients. */
+  appBaseUrl: string;
 }
 
+export type Authentication =
+  | { status: 'authenticated'; principal: ApiKeyPrincipal }
+  | { status: 'missing' }
+  | { status: 'invalid' }
+  /** too many requests without a valid key from this address: not even looked up */
+  | { status: 'throttled'; decision: RateLimitDecision };
+
 /**
- * Authenticates the request and, for a valid key, counts it against the key's rate limit; the
- * caller decides how to answer a refusal (REST 429, GraphQL RATE_LIMITED).
+ * The key of the request, or why there is none. Requests without a valid key spend their client
+ * address's budget, and once it is spent a presented key is not even looked up: failed attempts
+ * cost the database nothing more.
  */
-export async function createContext(
-  services: RequestServices,
-  headers: IncomingHttpHeaders,
-  requestId: string = randomUUID(),
-): Promise<GraphQLContext> {
-  const { db, config, rateLimits } = services;
-  const auth = await authenticateRequest(db.prisma, headers['x-api-key']);
-  const organizationId = auth.status === 'authenticated' ? auth.principal.organizationId : null;
-  const rateLimit = auth.status === 'authenticated' ? await rateLimits.requests.consume(auth.principal.keyId) : undefined;
-  return { db, config, rateLimits, auth, rateLimit, loaders: createLoaders(db.prisma, organizationId), requestId, headers };
+export async function authenticate(services: ApiServices, header: string | string[] | undefined, clientAddress: string): Promise<Authentication> {
+  const presented = (Array.isArray(header) ? header[0] : header)?.trim();
+  const anonymous = services.rateLimits.anonymous;
+  if (!presented) {
+    const decision = await anonymous.consume(clientAddress);
+    return decision.allowed ? { status: 'missing' } : { status: 'throttled', decision };
+  }
+  if (await anonymous.isExhausted(clientAddress)) {
+    return { status: 'throttled', decision: await anonymous.consume(clientAddress) };
+  }
+  const principal = await authenticateApiKey(services.db.prisma, presented);
+  if (principal) return { status: 'authenticated', principal };
+  const decision = await anonymous.consume(clientAddress);
+  return decision.allowed ? { status: 'invalid' } : { status: 'throttled', decision };
+}
+
+/** Takes `points` (the SQL statements the request may run) from the organization's budget. */
+export function chargeRequest(services: ApiServices, principal: ApiKeyPrincipal, points: number): Promise<RateLimitDecision> {
+  return services.rateLimits.requests.consume(principal.organizationId, Math.max(1, Math.ceil(points)));
+}
+
+export function createRequestContext(
+  services: ApiServices,
+  request: { principal: ApiKeyPrincipal | null; requestId?: string; log: Logger; idempotencyKey?: string },
+): RequestContext {
+  const prisma = limitStatements(services.db.prisma, STATEMENTS_IN_FLIGHT_PER_REQUEST);
+  const requestId = request.requestId ?? randomUUID();
+  return {
+    db: { ...services.db, prisma },
+    principal: request.principal,
+    loaders: createLoaders(prisma, request.principal?.organizationId ?? null),
+    rateLimits: services.rateLimits,
+    requestId,
+    log: request.log,
+    appBaseUrl: services.appBaseUrl,
+    idempotencyKey: request.idempotencyKey,
+  };
 }

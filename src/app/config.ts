@@ -3,24 +3,11 @@
  * .env.example.
  */
 import path from 'node:path';
+import type { DispatcherConfig } from '../features/notifications/dispatcher';
+import type { DatabaseOptions } from '../platform/db/database';
+import type { RateLimitSettings } from '../platform/rate-limit/rate-limiter';
 
-/** How the outbox dispatcher claims, retries and gives up (decisions.md, "Lead creation"). */
-export interface DispatcherConfig {
-  /** Pause between two polls of an idle outbox. */
-  pollIntervalMs: number;
-  /** Rows claimed per batch. */
-  batchSize: number;
-  /** How long a claimed row stays reserved; a crashed worker's rows come back after it. */
-  leaseMs: number;
-  /** Time allowed for one send (SMTP or SMS call); must stay well below the lease. */
-  sendTimeoutMs: number;
-  /** Attempts before a row is marked failed. */
-  maxAttempts: number;
-  /** Delay after the first failure; doubled after each further one, with jitter. */
-  backoffBaseMs: number;
-  /** Longest delay between two attempts. */
-  backoffMaxMs: number;
-}
+export type { DispatcherConfig };
 
 export interface AppConfig {
   port: number;
@@ -37,6 +24,10 @@ export interface AppConfig {
   requestTimeoutMs: number;
   /** Origins allowed to call the API from a browser: exact origins, or '*' for any; empty: CORS off. */
   corsOrigins: string[] | '*';
+  /** Express's `trust proxy`: which proxies may name the client's address in X-Forwarded-For. */
+  trustProxy: boolean | number | string;
+  /** Stack traces in GraphQL error responses (debugging only). */
+  graphqlStackTraces: boolean;
   appBaseUrl: string;
   /** Seed demo data into an empty database at start-up. */
   seedDemoData: boolean;
@@ -63,19 +54,14 @@ export interface AppConfig {
   /** Run the outbox dispatcher inside the API process (`npm start`). */
   runDispatcher: boolean;
   dispatcher: DispatcherConfig;
-  rateLimits: {
-    /** Redis shared by all instances; absent: limits are per instance. */
-    redisUrl?: string;
-    /** Requests per minute per API key, every endpoint. */
-    requestsPerMinute: number;
-    /** Lead creations per minute per API key. */
-    leadsPerMinute: number;
-  };
+  rateLimits: RateLimitSettings;
   metrics: {
     /** Serve Prometheus metrics at GET /metrics. */
     enabled: boolean;
     /** When set, /metrics requires `Authorization: Bearer <token>`. */
     token?: string;
+    /** When set, /metrics is served on this port (an internal one) instead of the API's. */
+    port?: number;
   };
 }
 
@@ -132,9 +118,35 @@ function corsOrigins(env: NodeJS.ProcessEnv): string[] | '*' {
   return origins;
 }
 
+/** `TRUST_PROXY`: true/false, a number of hops, or addresses/subnets/names express understands (`loopback`, `10.0.0.0/8`). */
+function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || /^(0|false|no|off)$/i.test(raw)) return false;
+  if (/^(true|yes|on)$/i.test(raw)) return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+/**
+ * What a production server must not do by accident: seed demo organizations (their keys would be
+ * printed in the log) or publish /metrics to whoever reaches the API. Checked by the server only
+ * (the worker, CLI and migrator neither seed nor serve metrics).
+ */
+export function assertSafeToServe(config: AppConfig): void {
+  if (config.nodeEnv !== 'production') return;
+  if (config.seedDemoData) {
+    throw new Error('SEED_DEMO_DATA=true is refused with NODE_ENV=production: demo keys would be printed in the log');
+  }
+  if (config.metrics.enabled && config.metrics.token === undefined && config.metrics.port === undefined) {
+    throw new Error('NODE_ENV=production: set METRICS_TOKEN or METRICS_PORT (an internal port), or METRICS_ENABLED=false');
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1);
-  return {
+  const nodeEnv = env.NODE_ENV || 'development';
+  const metricsPort = integer(env, 'METRICS_PORT', 0, 0);
+  const config: AppConfig = {
     port: integer(env, 'PORT', 4000),
     host: env.HOST || '0.0.0.0',
     databaseUrl: env.DATABASE_URL || undefined,
@@ -145,12 +157,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     pgStatementTimeoutMs: integer(env, 'PG_STATEMENT_TIMEOUT_MS', requestTimeoutMs, 0),
     requestTimeoutMs,
     corsOrigins: corsOrigins(env),
+    trustProxy: trustProxy(env),
+    graphqlStackTraces: flag(env, 'GRAPHQL_STACK_TRACES', false),
     appBaseUrl: (env.APP_BASE_URL || 'https://app.vehicle-report.example').replace(/\/+$/, ''),
-    seedDemoData: flag(env, 'SEED_DEMO_DATA', true),
+    // Demo data only where it cannot reach real clients.
+    seedDemoData: flag(env, 'SEED_DEMO_DATA', nodeEnv !== 'production'),
     migrateOnStart: flag(env, 'MIGRATE_ON_START', true),
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0),
     logLevel: env.LOG_LEVEL || 'info',
-    nodeEnv: env.NODE_ENV || 'development',
+    nodeEnv,
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || 'Vehicle Report <no-reply@vehicle-report.example>',
     smsApiUrl: env.SMS_API_URL || undefined,
@@ -159,12 +174,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dispatcher: dispatcherConfig(env),
     rateLimits: {
       redisUrl: env.REDIS_URL || undefined,
-      requestsPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1),
+      // Points: a request costs the SQL statements it may run (a list page 2, one report 1).
+      requestsPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 3000, 1),
       leadsPerMinute: integer(env, 'LEAD_RATE_LIMIT_PER_MINUTE', 60, 1),
+      anonymousPerMinute: integer(env, 'ANONYMOUS_RATE_LIMIT_PER_MINUTE', 60, 1),
     },
     metrics: {
       enabled: flag(env, 'METRICS_ENABLED', true),
       token: metricsToken(env),
+      port: metricsPort === 0 ? undefined : metricsPort,
     },
+  };
+  return config;
+}
+
+/** How the API's processes open the database: one mapping, used by the server, worker, CLI and migrator. */
+export function databaseOptionsFrom(config: AppConfig, overrides: Partial<DatabaseOptions> = {}): DatabaseOptions {
+  return {
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolMax: config.pgPoolMax,
+    connectionTimeoutMs: config.pgConnectionTimeoutMs,
+    statementTimeoutMs: config.pgStatementTimeoutMs,
+    ...overrides,
   };
 }

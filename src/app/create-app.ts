@@ -1,20 +1,30 @@
+/**
+ * The express application: platform middleware (logs, headers, limits, health, metrics), then
+ * the API's interfaces over one schema (GraphQL with GraphiQL, REST with its OpenAPI document and
+ * Swagger UI), then JSON 404 and error handlers.
+ */
 import express, { type Express } from 'express';
-import type { AppConfig } from './config';
-import type { Database } from '../platform/db/database';
-import { GRAPHIQL_EXAMPLE_QUERY, graphqlRouter } from '../api/graphql/server';
 import { graphiqlRouter } from '../api/graphql/graphiql';
+import { GRAPHIQL_EXAMPLE_QUERY } from '../api/graphql/example-query';
 import { buildAppSchema } from '../api/graphql/schema';
-import { createMetrics, type ApiInterface, type AppMetrics } from '../platform/metrics/metrics';
-import { metricsRouter } from '../platform/metrics/metrics-router';
-import { buildOpenApiDocument } from '../api/openapi/openapi-document';
-import { createRateLimits, reportingRejections, type RateLimits } from '../platform/rate-limit/rate-limiter';
-import { restRouter } from '../api/rest/rest-router';
-import { swaggerUiRouter } from '../api/openapi/swagger-ui';
+import { graphqlRouter } from '../api/graphql/server';
 import { errorHandler, notFoundHandler } from '../api/http-errors';
+import { buildOpenApiDocument } from '../api/openapi/openapi-document';
+import { swaggerUiRouter } from '../api/openapi/swagger-ui';
+import type { ApiServices } from '../api/request-context';
+import { restRouter } from '../api/rest/rest-router';
+import { routeTemplateOf } from '../api/route-templates';
+import { registerOutboxBacklog } from '../features/notifications/outbox-backlog';
+import type { Database } from '../platform/db/database';
+import { accessLog } from '../platform/http/access-log';
 import { healthRoutes } from '../platform/http/health';
 import { queryStringLimit, requestDeadline } from '../platform/http/limits';
-import { accessLog } from '../platform/http/access-log';
 import { corsPolicy, securityHeaders } from '../platform/http/security';
+import { logger } from '../platform/logger';
+import { createMetrics, type ApiInterface, type AppMetrics } from '../platform/metrics/metrics';
+import { metricsRouter } from '../platform/metrics/metrics-router';
+import { createRateLimits, reportingRejections, type RateLimits } from '../platform/rate-limit/rate-limiter';
+import type { AppConfig } from './config';
 
 export interface AppContext {
   db: Database;
@@ -27,28 +37,39 @@ export interface AppContext {
 }
 
 export async function createApp(context: AppContext): Promise<Express> {
+  const { config, db } = context;
   const app = express();
   app.disable('x-powered-by');
-  app.use(accessLog);
+  // Which address is the client's (keyless requests are throttled by it): behind a proxy, the
+  // proxies named here are trusted to report it in X-Forwarded-For.
+  app.set('trust proxy', config.trustProxy);
+  app.use(accessLog(routeTemplateOf));
   app.use(securityHeaders());
   const metrics = context.metrics ?? createMetrics();
-  if (context.config.metrics.enabled) app.use(metricsRouter(metrics, { prisma: context.db.prisma, token: context.config.metrics.token }));
+  if (config.metrics.enabled) {
+    registerOutboxBacklog(metrics.registry, db.prisma, logger);
+    // On the API's port unless a separate (internal) one is configured: main.ts serves it there.
+    app.use(metricsRouter(metrics, { token: config.metrics.token, routeTemplateOf, serveEndpoint: config.metrics.port === undefined }));
+  }
   // Before anything that authenticates or counts: a CORS preflight carries no API key.
-  const cors = corsPolicy(context.config.corsOrigins);
+  const cors = corsPolicy(config.corsOrigins);
   if (cors) app.use(cors);
-  app.use(queryStringLimit(), requestDeadline(context.config.requestTimeoutMs));
-  app.use(healthRoutes(context.db, context.isShuttingDown));
+  app.use(queryStringLimit(), requestDeadline(config.requestTimeoutMs));
+  app.use(healthRoutes(db, context.isShuttingDown));
   const schema = await buildAppSchema();
-  const rateLimits = context.rateLimits ?? createRateLimits(context.config.rateLimits);
+  const rateLimits = context.rateLimits ?? createRateLimits(config.rateLimits);
   // One budget for both interfaces; each reports its own refusals to the metrics.
-  const services = (api: ApiInterface) => ({
-    db: context.db,
-    config: context.config,
+  const services = (api: ApiInterface): ApiServices => ({
+    db,
+    appBaseUrl: config.appBaseUrl,
     rateLimits: reportingRejections(rateLimits, metrics.rateLimitRejected(api)),
   });
   // Before Apollo on the same path: it answers browsers asking for HTML and passes the rest on.
   app.use(graphiqlRouter({ endpoint: '/graphql', exampleQuery: GRAPHIQL_EXAMPLE_QUERY }));
-  app.use(await graphqlRouter(schema, services('graphql')));
+  app.use(await graphqlRouter(schema, services('graphql'), {
+    // A debugging aid that production never honours: traces carry file paths.
+    exposeStackTraces: config.graphqlStackTraces && config.nodeEnv !== 'production',
+  }));
   // Built once from the same schema the REST layer runs, so the document cannot drift from it.
   const openApiDocument = JSON.stringify(buildOpenApiDocument(schema));
   app.get('/openapi.json', (_req, res) => {

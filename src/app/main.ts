@@ -1,15 +1,19 @@
 import 'reflect-metadata';
-import { loadConfig } from './config';
-import { prepareDatabase } from './prepare-database';
-import { logger } from '../platform/logger';
-import { createMetrics } from '../platform/metrics/metrics';
-import { startDispatcher, type RunningDispatcher } from './dispatcher-from-config';
-import { createRateLimits } from '../platform/rate-limit/rate-limiter';
-import { createApp } from './create-app';
+import express from 'express';
 import { createHttpServer } from '../platform/http/http-server';
+import { configureLogging, logger } from '../platform/logger';
+import { createMetrics } from '../platform/metrics/metrics';
+import { metricsEndpoint } from '../platform/metrics/metrics-router';
+import { createRateLimits } from '../platform/rate-limit/rate-limiter';
+import { assertSafeToServe, loadConfig } from './config';
+import { createApp } from './create-app';
+import { startDispatcher, type RunningDispatcher } from './dispatcher-from-config';
+import { prepareDatabase } from './prepare-database';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  configureLogging({ level: config.logLevel });
+  assertSafeToServe(config);
   // Made before the database so that its statements are timed from the first one on.
   const metrics = createMetrics();
   const db = await prepareDatabase(config, logger, config.metrics.enabled ? metrics.observeQuery : undefined);
@@ -20,6 +24,14 @@ async function main(): Promise<void> {
   server.listen(config.port, config.host, () => {
     logger.info({ port: config.port, database: db.kind }, `Vehicle Report API listening on http://localhost:${config.port}`);
   });
+  // /metrics on an internal port of its own, when configured: never reachable through the API's.
+  const metricsPort = config.metrics.enabled ? config.metrics.port : undefined;
+  const metricsServer =
+    metricsPort === undefined
+      ? undefined
+      : express().use(metricsEndpoint(metrics, config.metrics.token)).listen(metricsPort, config.host, () => {
+          logger.info({ port: metricsPort }, 'metrics served on their own port');
+        });
   // In-process by default, so `npm start` alone delivers notifications (RUN_DISPATCHER=false: use `npm run worker`).
   const dispatcher: RunningDispatcher | undefined = config.runDispatcher ? startDispatcher(db, config, logger, metrics) : undefined;
 
@@ -31,6 +43,7 @@ async function main(): Promise<void> {
     force.unref();
     // /readyz answers 503 from now on; keep serving until the load balancer has noticed.
     setTimeout(() => {
+      metricsServer?.close();
       server.close(async () => {
         // The dispatcher finishes and records its batch before the database goes away.
         await dispatcher?.stop();

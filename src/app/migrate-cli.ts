@@ -1,11 +1,11 @@
 /** `npm run db:migrate`: applies pending migrations to DATABASE_URL, or to the PGlite DATA_DIR. */
-import { loadConfig } from './config';
 import { openDatabase } from '../platform/db/database';
 import { applyMigrations } from '../platform/db/migrations/apply';
+import { databaseOptionsFrom, loadConfig } from './config';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase(databaseOptionsFrom(config, { poolMax: 1 }));
   try {
     const result = await db.withSession((session) => applyMigrations(session));
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,4 +1,4 @@
-import type { AppConfig } from './config';
+import { databaseOptionsFrom, type AppConfig } from './config';
 import type { Logger } from '../platform/logger';
 import { seedDatabase, isDatabaseEmpty } from '../seed/seed-database';
 import { openDatabase, type Database, type DatabaseOptions } from '../platform/db/database';
@@ -11,14 +11,7 @@ import { applyMigrations, pendingMigrations } from '../platform/db/migrations/ap
  */
 export async function prepareDatabase(config: AppConfig, logger: Logger, onQuery?: DatabaseOptions['onQuery']): Promise<Database> {
   if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, 'using embedded PostgreSQL (PGlite)');
-  const db = await openDatabase({
-    url: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolMax: config.pgPoolMax,
-    connectionTimeoutMs: config.pgConnectionTimeoutMs,
-    statementTimeoutMs: config.pgStatementTimeoutMs,
-    onQuery,
-  });
+  const db = await openDatabase(databaseOptionsFrom(config, { onQuery }));
   let migrated = true;
   if (config.migrateOnStart) {
     const { applied } = await db.withSession((session) => applyMigrations(session));

@@ -5,18 +5,19 @@
  * keep the dispatcher inside `npm start` instead.
  */
 import 'reflect-metadata';
-import { loadConfig } from './config';
 import { openDatabase } from '../platform/db/database';
-import { logger } from '../platform/logger';
+import { configureLogging, logger } from '../platform/logger';
+import { databaseOptionsFrom, loadConfig } from './config';
 import { startDispatcher } from './dispatcher-from-config';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  configureLogging({ level: config.logLevel });
   if (!config.databaseUrl) {
     logger.warn({ dataDir: config.dataDir }, 'no DATABASE_URL: the worker opens the PGlite folder, which the API must not have open at the same time');
   }
   // The API applies migrations at start-up; the worker only needs the tables to exist.
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolMax: Math.min(config.pgPoolMax, 4) });
+  const db = await openDatabase(databaseOptionsFrom(config, { poolMax: Math.min(config.pgPoolMax, 4) }));
   const running = startDispatcher(db, config, logger);
 
   let stopping = false;

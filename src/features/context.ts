@@ -1,27 +1,35 @@
-import type { RequestAuth } from './auth/request-auth';
-import type { AppConfig } from '../app/config';
+/**
+ * What a resolver gets for one request, whichever interface it came through. The API layer
+ * (api/request-context.ts) makes it once the key is known; features read it, never build it.
+ */
 import type { Database } from '../platform/db/database';
-import type { RateLimitDecision, RateLimits } from '../platform/rate-limit/rate-limiter';
-import { unauthenticated } from '../shared/errors';
+import type { Logger } from '../platform/logger';
+import type { RateLimits } from '../platform/rate-limit/rate-limiter';
+import { notAuthenticated } from '../shared/errors';
+import type { ApiKeyPrincipal } from './auth/api-keys';
 import type { Loaders } from './loaders';
 
-export interface GraphQLContext {
+export interface RequestContext {
   db: Database;
-  config: AppConfig;
-  auth: RequestAuth;
-  rateLimits: RateLimits;
-  /** This request's place in the key's request budget (absent without a valid key). */
-  rateLimit?: RateLimitDecision;
+  /** The key's organization and the key itself; null only for the keyless requests the API layer lets through (introspection). */
+  principal: ApiKeyPrincipal | null;
   /** Per-request DataLoaders: batch and cache every relation within one request only. */
   loaders: Loaders;
+  /** Lead creation has its own budget on top of the request budget. */
+  rateLimits: RateLimits;
   requestId: string;
-  /** Raw request headers (create-lead reads Idempotency-Key). */
-  headers: Record<string, string | string[] | undefined>;
+  /** The request's child logger: every line carries the request id. */
+  log: Logger;
+  /** Base of the report links sent to clients. */
+  appBaseUrl: string;
+  /** The request's `Idempotency-Key` header, already checked. */
+  idempotencyKey?: string;
+  /** Set by the REST layer: the root field's arguments went through the validation pass already. */
+  argumentsValidated?: boolean;
 }
 
-/** The key's organization; every root field starts here (decisions.md: 401 texts). */
-export function requireOrganization(context: GraphQLContext): string {
-  if (context.auth.status === 'missing') throw unauthenticated('Not authenticated');
-  if (context.auth.status === 'invalid') throw unauthenticated('Invalid API key');
-  return context.auth.principal.organizationId;
+/** The key's organization; every root field starts here. */
+export function requireOrganization(context: RequestContext): string {
+  if (!context.principal) throw notAuthenticated();
+  return context.principal.organizationId;
 }

@@ -5,14 +5,15 @@
 import DataLoader from 'dataloader';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { Contact } from './contacts/contact.type';
-import { unauthenticated } from '../shared/errors';
+import { notAuthenticated } from '../shared/errors';
+import type { Page, PageRequest } from '../shared/pagination';
 import type { Dealership } from './dealerships/dealership.types';
 import { findDealerships } from './dealerships/dealerships.service';
 import type { Organization } from './organizations/organization.type';
 import type { ReportFilterArgs } from './reports/report-filters.args';
 import type { ReportGroupColumn } from './reports/report-query';
 import type { Report, ReportCompact } from './reports/report.types';
-import { findReports, listReportsByGroup, type Page, type PageRequest } from './reports/reports.service';
+import { findReports, listReportsByGroup, type ReportListRequest } from './reports/reports.service';
 import type { User } from './users/user.types';
 import { findUsers, listUsersByDealership } from './users/users.service';
 import type { Notification } from './notifications/notification.types';
@@ -23,7 +24,7 @@ function byKey<T, K>(keys: readonly K[], rows: T[], keyOf: (row: T) => K): (T | 
   return keys.map((key) => map.get(key) ?? null);
 }
 
-export type ReportPageArgs = Partial<ReportFilterArgs> & PageRequest;
+export type ReportPageArgs = Partial<ReportFilterArgs> & ReportListRequest;
 
 export interface Loaders {
   dealership: DataLoader<string, Dealership | null>;
@@ -46,7 +47,7 @@ export function createLoaders(prisma: PrismaClient, organizationId: string | nul
     );
   // Nested pages hang off objects a root field returned, which required a key; say so if not.
   const requireOrganizationId = (): string => {
-    if (!organizationId) throw unauthenticated('Not authenticated');
+    if (!organizationId) throw notAuthenticated();
     return organizationId;
   };
   const pageLoaders = new Map<string, DataLoader<string, never>>();

@@ -250,7 +250,7 @@ export type ReportMetadata = {
   type: ReportType;
   version: string;
   token: string;
-  /** Null for leads (remote reports created without a user, see decisions.md). */
+  /** Null for leads (remote reports created without a user, see api-behaviour.md). */
   creator: string | null;
   dealership: string;
   marketing: MetadataMarketing;

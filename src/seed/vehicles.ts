@@ -447,8 +447,6 @@ export const VEHICLE_CATALOGUE: readonly VehicleBrand[] = [
   },
 ];
 
-export const VEHICLE_BRAND_NAMES: readonly string[] = VEHICLE_CATALOGUE.map((brand) => brand.name);
-
 export function findBrand(name: string): VehicleBrand {
   const brand = VEHICLE_CATALOGUE.find((candidate) => candidate.name === name);
   if (!brand) throw new Error(`Unknown brand ${name}`);

@@ -1,54 +1,90 @@
 /**
- * Errors every interface understands: `extensions.code` for GraphQL clients,
- * `extensions.http.status` for Apollo and sofa, and for input errors the Pydantic-style
- * `extensions.detail` entries the REST layer returns as its 422 body.
+ * The one error type of the service. Features throw it; each interface maps it onto its own wire
+ * format (GraphQL `extensions.code` in api/graphql/format-error.ts, FastAPI bodies in
+ * api/rest/rest-errors.ts). It knows no transport: a code from a closed list, the HTTP-like status
+ * that code means, and structured details.
  */
-import { GraphQLError } from 'graphql';
-import { DATABASE_RETRY_AFTER_SECONDS, type DatabaseFailure } from '../platform/db/failures';
-import * as pydantic from '../api/contract/pydantic-errors';
 
-/** One 422 item, Pydantic's shape; `loc` starts with the argument name (no location yet). */
-export type InputErrorDetail = pydantic.PydanticErrorItem;
+/** Every code a client can meet, whichever interface it uses. */
+export type ErrorCode =
+  | 'UNAUTHENTICATED'
+  | 'NOT_FOUND'
+  | 'BAD_USER_INPUT'
+  | 'BAD_REQUEST'
+  | 'QUOTA_EXHAUSTED'
+  | 'CONFLICT'
+  | 'RATE_LIMITED'
+  | 'QUERY_TOO_COMPLEX'
+  | 'SERVICE_UNAVAILABLE';
 
-function error(message: string, code: string, status: number, extra: Record<string, unknown> = {}): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, http: { status }, ...extra } });
-}
+export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = {
+  UNAUTHENTICATED: 401,
+  NOT_FOUND: 404,
+  BAD_USER_INPUT: 422,
+  BAD_REQUEST: 400,
+  QUOTA_EXHAUSTED: 403,
+  CONFLICT: 409,
+  RATE_LIMITED: 429,
+  QUERY_TOO_COMPLEX: 400,
+  SERVICE_UNAVAILABLE: 503,
+};
 
-export const unauthenticated = (message: string) => error(message, 'UNAUTHENTICATED', 401);
-export const notFound = (message: string) => error(message, 'NOT_FOUND', 404);
-export const quotaExhausted = () => error('Subscription quota exhausted', 'QUOTA_EXHAUSTED', 403);
-export const conflict = (message: string) => error(message, 'CONFLICT', 409);
-export const rateLimited = (retryAfterSeconds: number) =>
-  error('Rate limit exceeded', 'RATE_LIMITED', 429, { retryAfter: retryAfterSeconds });
-
-/** The database is unreachable or too slow right now (db/failures.ts): 503, retry later. */
-export const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
-export const serviceUnavailable = (failure: DatabaseFailure) =>
-  new GraphQLError(failure.message, {
-    extensions: {
-      code: SERVICE_UNAVAILABLE,
-      retryAfter: DATABASE_RETRY_AFTER_SECONDS,
-      // Apollo turns `http` into the response's status and headers; it takes headers only as a Map
-      // (sofa's typings declare a Record, but this error is thrown only where Apollo reads it).
-      http: { status: 503, headers: new Map([['retry-after', String(DATABASE_RETRY_AFTER_SECONDS)]]) as never },
-    },
-  });
+export type LocSegment = string | number;
 
 /**
- * Bad input found by a service (after the schema's own type checks). `loc` is relative to the
- * argument list, e.g. ['order_by']; the REST layer prefixes it with the argument's location.
+ * One failing input, in the shape the product promises on both interfaces (Pydantic v2's error
+ * item): `loc` is relative to the operation's arguments (`['order_by']`, `['body', 'email']` once
+ * REST has placed it).
  */
-export function badUserInput(details: InputErrorDetail[]): GraphQLError {
-  const first = details[0];
-  const message = details.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; ');
-  return error(message, 'BAD_USER_INPUT', 422, { argumentName: first?.loc[0], detail: details });
+export interface InputErrorItem {
+  type: string;
+  loc: LocSegment[];
+  msg: string;
+  input: unknown;
+  ctx?: Record<string, unknown>;
 }
 
-/** Pydantic's `value_error` item for an argument, e.g. an unknown `order_by` field. */
-export function valueErrorDetail(argument: string, message: string, input: unknown): InputErrorDetail {
-  return pydantic.atLoc([argument], pydantic.valueError(input, message));
+export interface ErrorDetails {
+  /** BAD_USER_INPUT: every failing input, in declaration order. */
+  inputErrors?: InputErrorItem[];
+  /** RATE_LIMITED, SERVICE_UNAVAILABLE: when to try again. */
+  retryAfterSeconds?: number;
+  /** UNAUTHENTICATED: no credential at all (as opposed to a wrong one), which HTTP answers with a challenge. */
+  credentialsMissing?: boolean;
+  /** Anything else a client may use (e.g. QUERY_TOO_COMPLEX's cost and maximum). */
+  extra?: Record<string, unknown>;
 }
 
-export function valueError(argument: string, message: string, input: unknown): GraphQLError {
-  return badUserInput([valueErrorDetail(argument, message, input)]);
+export class AppError extends Error {
+  override readonly name = 'AppError';
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return STATUS_OF_CODE[this.code];
+  }
+}
+
+export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
+
+export const notAuthenticated = () => new AppError('UNAUTHENTICATED', 'Not authenticated', { credentialsMissing: true });
+export const invalidApiKey = () => new AppError('UNAUTHENTICATED', 'Invalid API key');
+export const notFound = (message: string) => new AppError('NOT_FOUND', message);
+export const quotaExhausted = () => new AppError('QUOTA_EXHAUSTED', 'Subscription quota exhausted');
+export const conflict = (message: string) => new AppError('CONFLICT', message);
+export const badRequest = (message: string, extra?: Record<string, unknown>) => new AppError('BAD_REQUEST', message, { extra });
+export const rateLimited = (retryAfterSeconds: number) => new AppError('RATE_LIMITED', 'Rate limit exceeded', { retryAfterSeconds });
+export const serviceUnavailable = (message: string, retryAfterSeconds: number) =>
+  new AppError('SERVICE_UNAVAILABLE', message, { retryAfterSeconds });
+
+/** Bad input: every failing item at once. The message lists them for clients that read only messages. */
+export function invalidInput(items: InputErrorItem[]): AppError {
+  const message = items.map((item) => `${item.loc.join('.')}: ${item.msg}`).join('; ');
+  return new AppError('BAD_USER_INPUT', message, { inputErrors: items });
 }

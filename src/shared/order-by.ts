@@ -1,27 +1,45 @@
+/**
+ * `order_by`: comma-separated field names, each optionally prefixed by `-` for descending
+ * (`-updated_at,vin`). The value is either empty (the list's default order) or made of such terms
+ * only: no spaces, no empty term. Checked once by the validation pass (api/contract); the
+ * features only turn checked values into ORDER BY clauses.
+ */
 import { Prisma } from '../generated/prisma/client';
-import { valueError } from './errors';
 
 export interface OrderTerm {
   field: string;
   descending: boolean;
 }
 
-/**
- * Parses `order_by` (decisions.md): comma-separated field names, each optionally prefixed by `-`
- * for descending. Unknown fields are a 422 on `order_by`.
- */
-export function parseOrderBy(raw: string | null | undefined, allowed: readonly string[], fallback: OrderTerm[]): OrderTerm[] {
-  if (raw === null || raw === undefined || raw.trim() === '') return fallback;
-  const terms = raw.split(',').map((part) => part.trim());
-  const unknown = terms.filter((term) => !allowed.includes(term.replace(/^-/, '')));
-  if (unknown.length > 0 || terms.some((t) => t === '' || t === '-')) {
-    const bad = unknown.find((t) => t !== '') ?? '';
-    throw valueError('order_by', `unknown order_by field '${bad.replace(/^-/, '')}'; allowed: ${allowed.join(', ')}`, raw);
-  }
+export interface OrderParse {
+  terms: OrderTerm[];
+  /** terms that name no allowed field, as written (`' created_at'`, `''`, `'-'`, `'foo'`) */
+  unknown: string[];
+}
+
+/** Splits `raw` into terms; a field named twice keeps its first direction. */
+export function parseOrderBy(raw: string, allowed: readonly string[]): OrderParse {
+  const terms: OrderTerm[] = [];
+  const unknown: string[] = [];
   const seen = new Set<string>();
-  return terms
-    .map((term) => ({ field: term.replace(/^-/, ''), descending: term.startsWith('-') }))
-    .filter((term) => (seen.has(term.field) ? false : (seen.add(term.field), true)));
+  for (const term of raw.split(',')) {
+    const field = term.startsWith('-') ? term.slice(1) : term;
+    if (!allowed.includes(field)) {
+      unknown.push(term);
+      continue;
+    }
+    if (seen.has(field)) continue;
+    seen.add(field);
+    terms.push({ field, descending: term.startsWith('-') });
+  }
+  return { terms, unknown };
+}
+
+/** The order a checked `order_by` asks for, or `fallback` when it asks for none. */
+export function orderTerms(raw: string | null | undefined, allowed: readonly string[], fallback: OrderTerm[]): OrderTerm[] {
+  if (raw === null || raw === undefined || raw === '') return fallback;
+  const { terms } = parseOrderBy(raw, allowed);
+  return terms.length > 0 ? terms : fallback;
 }
 
 /**
@@ -32,4 +50,11 @@ export function orderByClause(terms: OrderTerm[], columns: Record<string, string
   const parts = terms.map((t) => `${columns[t.field]} ${t.descending ? 'DESC' : 'ASC'}`);
   if (!terms.some((t) => columns[t.field] === primaryKey)) parts.push(`${primaryKey} ASC`);
   return Prisma.raw(parts.join(', '));
+}
+
+/** The same order for Prisma's query API: `[{ name: 'asc' }, …, { id: 'asc' }]`. */
+export function prismaOrderBy<T>(terms: OrderTerm[], primaryKey: string): T[] {
+  const order = terms.map((t) => ({ [t.field]: t.descending ? 'desc' : 'asc' }));
+  if (!terms.some((t) => t.field === primaryKey)) order.push({ [primaryKey]: 'asc' });
+  return order as T[];
 }

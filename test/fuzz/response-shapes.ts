@@ -1,5 +1,5 @@
 /**
- * The documented shape of every answer (decisions.md "Errors (REST)", README "Behaviour"), as
+ * The documented shape of every answer (api-behaviour.md "Errors (REST)", README "Behaviour"), as
  * checks that return what is wrong instead of throwing, so one failure report lists it all.
  *
  * - Never a 5xx (a database outage's 503 is not something a request can cause).

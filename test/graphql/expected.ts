@@ -7,7 +7,7 @@ import type { graphql } from '../support/server';
 
 export type GraphqlResponse = Awaited<ReturnType<typeof graphql>>;
 
-/** Newest first, ties by primary key (decisions.md, default order). */
+/** Newest first, ties by primary key (api-behaviour.md, default order). */
 export function newestFirst<T extends { created_at: Date }>(key: (row: T) => string) {
   return (a: T, b: T): number => b.created_at.getTime() - a.created_at.getTime() || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 }
@@ -26,7 +26,7 @@ export function usersOf(dataset: DemoDataset, filter: (u: UserRow) => boolean): 
 /** Upper case without spaces and dashes, as the vin / plate filters compare. */
 export const normalized = (value: string) => value.replace(/[\s-]+/g, '').toUpperCase();
 
-/** The texts `search` looks in (decisions.md), lower-cased. */
+/** The texts `search` looks in (api-behaviour.md), lower-cased. */
 export function searchHaystack(dataset: DemoDataset, report: ReportRow): string[] {
   const { vehicle, metadata } = report.data;
   const dealership = dataset.dealerships.find((d) => d.id === report.dealership_id);
@@ -45,10 +45,11 @@ export function searchHaystack(dataset: DemoDataset, report: ReportRow): string[
 }
 
 /** The one error of a response, failing loudly when there is data or another count of errors. */
-export function onlyError(response: GraphqlResponse): { message: string; extensions: Record<string, unknown> } {
+export function onlyError(response: GraphqlResponse): { message: string; path?: (string | number)[]; extensions: Record<string, unknown> } {
   const errors = response.body.errors ?? [];
   if (errors.length !== 1) throw new Error(`expected exactly one error, got ${JSON.stringify(response.body)}`);
-  return { message: errors[0]!.message, extensions: errors[0]!.extensions ?? {} };
+  const [error] = errors as [{ message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }];
+  return { message: error.message, ...(error.path ? { path: error.path } : {}), extensions: error.extensions ?? {} };
 }
 
 /** The data of a response, failing with the errors when there are any. */

@@ -6,7 +6,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
-import { GRAPHIQL_EXAMPLE_QUERY } from '../../src/api/graphql/server';
+import { GRAPHIQL_EXAMPLE_QUERY } from '../../src/api/graphql/example-query';
 import { startTestServer, type TestServer } from '../support/server';
 import { reportsOf } from './expected';
 

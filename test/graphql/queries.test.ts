@@ -345,13 +345,14 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
 
     it("never returns another organization's report or user by id", async () => {
       const report = await gql('query($id: UUID!) { report(report_id: $id) { token } }', { id: reportB().token });
-      expect(report.status).toBe(404);
-      expect(onlyError(report)).toMatchObject({ message: 'Report not found', extensions: { code: 'NOT_FOUND' } });
-      expect(report.body.data).toBeNull();
+      // GraphQL over HTTP: the operation executed, so 200; the field is null with a NOT_FOUND error.
+      expect(report.status).toBe(200);
+      expect(onlyError(report)).toMatchObject({ message: 'Report not found', path: ['report'], extensions: { code: 'NOT_FOUND' } });
+      expect(report.body.data).toEqual({ report: null });
       const user = await gql('query($id: UUID!) { user(user_id: $id) { id } }', { id: userB().id });
-      expect(user.status).toBe(404);
+      expect(user.status).toBe(200);
       expect(onlyError(user)).toMatchObject({ message: 'User not found', extensions: { code: 'NOT_FOUND' } });
-      // The same ids work for their own organization: the 404s above are about tenancy.
+      // The same ids work for their own organization: the NOT_FOUNDs above are about tenancy.
       expect(dataOf(await gql('query($id: UUID!) { report(report_id: $id) { token } }', { id: reportB().token }, keyB))).toEqual({
         report: { token: reportB().token },
       });
@@ -438,15 +439,20 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
   });
 
   describe('errors', () => {
-    it('answers NOT_FOUND with HTTP 404 for unknown ids', async () => {
-      for (const [query, message] of [
-        ['query($id: UUID!) { report(report_id: $id) { token } }', 'Report not found'],
-        ['query($id: UUID!) { user(user_id: $id) { id } }', 'User not found'],
+    it('answers NOT_FOUND as a null field with HTTP 200 for unknown ids, keeping sibling fields', async () => {
+      for (const [query, message, field] of [
+        ['query($id: UUID!) { report(report_id: $id) { token } }', 'Report not found', 'report'],
+        ['query($id: UUID!) { user(user_id: $id) { id } }', 'User not found', 'user'],
       ] as const) {
         const response = await gql(query, { id: randomUUID() });
-        expect(response.status).toBe(404);
-        expect(onlyError(response)).toMatchObject({ message, extensions: { code: 'NOT_FOUND' } });
+        expect(response.status).toBe(200);
+        expect(onlyError(response)).toMatchObject({ message, path: [field], extensions: { code: 'NOT_FOUND' } });
+        expect(response.body.data).toEqual({ [field]: null });
       }
+      const siblings = await gql('query($id: UUID!) { dealerships(limit: 1) { total } report(report_id: $id) { token } }', { id: randomUUID() });
+      expect(siblings.status).toBe(200);
+      expect(onlyError(siblings).extensions.code).toBe('NOT_FOUND');
+      expect(siblings.body.data).toEqual({ dealerships: { total: expect.any(Number) }, report: null });
     });
 
     it('rejects a malformed UUID variable as BAD_USER_INPUT, not as a server error', async () => {
@@ -463,7 +469,9 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
 
     it('rejects limit and offset out of range, naming the argument', async () => {
       const tooLarge = await gql('query($limit: Int) { reports(limit: $limit) { total } }', { limit: 5000 });
-      expect(tooLarge.status).toBe(422);
+      // An argument the schema's rules refuse is a field error: the operation ran, so 200 with data null.
+      expect(tooLarge.status).toBe(200);
+      expect(tooLarge.body.data).toBeNull();
       expect(onlyError(tooLarge)).toMatchObject({
         message: 'limit: Input should be less than or equal to 1000',
         extensions: { code: 'BAD_USER_INPUT', argumentName: 'limit' },
@@ -477,7 +485,7 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
     it('rejects an unknown order_by field', async () => {
       for (const query of ['{ reports(order_by: "-created_at,colour") { total } }', '{ users(order_by: "vin") { total } }']) {
         const response = await gql(query);
-        expect(response.status).toBe(422);
+        expect(response.status).toBe(200);
         const error = onlyError(response);
         expect(error.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'order_by' });
         expect(error.message).toMatch(/unknown order_by field '(colour|vin)'; allowed: /);
@@ -494,7 +502,8 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
         const response = await graphql(server, '{ reports { total } }', {}, apiKey);
         expect([apiKey, response.status]).toEqual([apiKey, 401]);
         expect(onlyError(response)).toMatchObject({ message, extensions: { code: 'UNAUTHENTICATED' } });
-        expect(response.body.data).toBeNull();
+        // Refused before execution (a request error): no data entry at all.
+        expect(response.body).not.toHaveProperty('data');
       }
     });
 
@@ -529,9 +538,9 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
       expect((await gql(query, { outer: 10, inner: 10 })).body.errors).toBeUndefined();
     });
 
-    it('includes stack traces outside production (the production check below relies on this)', async () => {
+    it('leaves stack traces out unless GRAPHQL_STACK_TRACES asks for them', async () => {
       const response = await gql('query($id: UUID!) { report(report_id: $id) { token } }', { id: randomUUID() });
-      expect(onlyError(response).extensions.stacktrace).toBeDefined();
+      expect(onlyError(response).extensions).not.toHaveProperty('stacktrace');
     });
   });
 });
@@ -540,7 +549,7 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL errors in production on 
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer(kind, { reports: 20, config: { nodeEnv: 'production' } });
+    server = await startTestServer(kind, { reports: 20, config: { nodeEnv: 'production', graphqlStackTraces: true } });
   });
 
   afterAll(async () => {

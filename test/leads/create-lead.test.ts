@@ -1,5 +1,5 @@
 /**
- * Lead creation over REST and GraphQL (spec 4.3, decisions.md "Lead creation"), on both databases:
+ * Lead creation over REST and GraphQL (spec 4.3, api-behaviour.md "Lead creation"), on both databases:
  * what is stored, what is queued, every refusal, the quota under concurrency and Idempotency-Key.
  */
 import { graphql, startTestServer, type TestServer } from '../support/server';

@@ -1,6 +1,7 @@
 /**
- * Per-key rate limits over real HTTP (decisions.md: 429, Retry-After, RateLimit headers), shared
- * through the real Redis at 127.0.0.1:6379, and still enforced (per instance) when Redis is away.
+ * Per-organization rate limits over real HTTP (429, Retry-After, RateLimit headers), charged in
+ * points (the SQL statements a request may run), shared through the real Redis at 127.0.0.1:6379,
+ * and still enforced (per instance) when Redis is away.
  */
 import { randomUUID } from 'node:crypto';
 import { connectRedis, createRateLimiter } from '../../src/platform/rate-limit/rate-limiter';
@@ -13,17 +14,18 @@ describe('rate limits over REST and GraphQL', () => {
   beforeAll(async () => {
     server = await startTestServer('pglite', {
       reports: 10,
-      config: { rateLimits: { requestsPerMinute: 5, leadsPerMinute: 2 } } as never,
+      config: { rateLimits: { requestsPerMinute: 10, leadsPerMinute: 2, anonymousPerMinute: 1_000_000 } },
     });
   });
   afterAll(() => server.close());
 
-  it('answers 429 with Retry-After and the IETF headers once a key used its budget; other keys are unaffected', async () => {
+  it('answers 429 with Retry-After and the IETF headers once an organization used its budget; other organizations are unaffected', async () => {
+    // A page of dealerships runs two statements (page and total): two points of the ten.
     const get = () => fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': server.keys[0]! } });
     const first = await get();
     expect(first.status).toBe(200);
-    expect(first.headers.get('ratelimit-policy')).toBe('"requests";q=5;w=60');
-    expect(first.headers.get('ratelimit')).toMatch(/^"requests";r=4;t=\d+$/);
+    expect(first.headers.get('ratelimit-policy')).toBe('"requests";q=10;w=60');
+    expect(first.headers.get('ratelimit')).toMatch(/^"requests";r=8;t=\d+$/);
     for (let i = 0; i < 4; i += 1) expect((await get()).status).toBe(200);
     const refused = await get();
     expect(refused.status).toBe(429);
@@ -43,6 +45,19 @@ describe('rate limits over REST and GraphQL', () => {
     const otherKey = await fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': server.keys[1]! } });
     expect(otherKey.status).toBe(200);
   });
+
+});
+
+describe('the lead creation limit', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // A lead costs the statements it may run (about ten points): a budget that is not the constraint here.
+    server = await startTestServer('pglite', {
+      reports: 10,
+      config: { rateLimits: { requestsPerMinute: 1_000, leadsPerMinute: 2, anonymousPerMinute: 1_000_000 } },
+    });
+  });
+  afterAll(() => server.close());
 
   it('gives lead creation its own, lower limit', async () => {
     const dealership = server.dataset.dealerships.find((d) => d.organization_id === server.dataset.organizations[1]!.id)!;

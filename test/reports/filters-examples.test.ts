@@ -2,7 +2,7 @@
  * One or more worked examples per filter of GET /public/reports/ (and the users and dealerships
  * lists), over real HTTP on a seeded database, on PGlite and on PostgreSQL. Each example checks a
  * concrete fact about the seeded data (a report exactly at a bound is listed, a substring brand is
- * not, ...) and, where useful, the whole answer against the in-memory reading of decisions.md.
+ * not, ...) and, where useful, the whole answer against the in-memory reading of api-behaviour.md.
  */
 import { startTestServer, type TestServer } from '../support/server';
 import {

@@ -1,5 +1,5 @@
 /**
- * A plain in-memory reading of decisions.md ("Reading") over the seeded dataset: what
+ * A plain in-memory reading of api-behaviour.md ("Reading") over the seeded dataset: what
  * GET /public/reports/, /users/ and /dealerships/ must answer. Written from the spec text, not
  * from the SQL, so that the example and property tests compare two independent implementations.
  *
@@ -69,7 +69,7 @@ export function queryString(input: Record<string, unknown>): string {
 // Matching
 
 const lower = (text: string | null | undefined): string | null => (text == null ? null : text.toLowerCase());
-/** Case-insensitive, spaces and dashes ignored (decisions.md: `AB-123-CD` = `ab123cd`). */
+/** Case-insensitive, spaces and dashes ignored (api-behaviour.md: `AB-123-CD` = `ab123cd`). */
 export const normalizedIdentifier = (text: string): string => text.replace(/[\s-]+/g, '').toUpperCase();
 const includesFolded = (haystack: string | null | undefined, needle: string): boolean =>
   haystack != null && haystack.toLowerCase().includes(needle.toLowerCase());
@@ -129,7 +129,7 @@ export function reportFacts(dataset: DemoDataset): ReportFacts[] {
   }));
 }
 
-/** The texts one search term may be found in (decisions.md), plus plate and VIN without separators. */
+/** The texts one search term may be found in (api-behaviour.md), plus plate and VIN without separators. */
 function searchedTexts(r: ReportFacts): (string | null)[] {
   return [
     r.vin,
@@ -212,7 +212,7 @@ function compareValues(a: SortValue, b: SortValue): number {
   return a < b ? -1 : 1;
 }
 
-/** Sorts by the terms, then by the primary key ascending (decisions.md: stable paging). */
+/** Sorts by the terms, then by the primary key ascending (api-behaviour.md: stable paging). */
 export function sortBy<T>(rows: T[], terms: SortTerm[], value: (row: T, field: string) => SortValue, primaryKey: string): T[] {
   const all = terms.some((t) => t.field === primaryKey) ? terms : [...terms, { field: primaryKey, descending: false }];
   return [...rows].sort((x, y) => {

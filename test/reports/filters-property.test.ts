@@ -1,6 +1,6 @@
 /**
  * Random filter combinations, orderings and pages of GET /public/reports/ (and /public/users/),
- * compared with the in-memory reading of decisions.md (filters-oracle.ts). Values are drawn from
+ * compared with the in-memory reading of api-behaviour.md (filters-oracle.ts). Values are drawn from
  * the seeded dataset so that most filters hit data (real VINs, plates, brands, names, dates,
  * JSON fragments of real documents, of both organizations), mixed with values that miss.
  * Fixed seed: a failure reproduces; fast-check prints the shrunk counterexample.
@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { buildDemoDataset, REPORT_TYPES } from '../../src/seed/dataset';
 import { STATE_KEYS } from '../../src/seed/report-document';
 import { REPORT_ORDER_FIELDS } from '../../src/features/reports/report-query';
-import { USER_ORDER_FIELDS } from '../../src/features/users/users.service';
+import { USER_ORDER_FIELDS } from '../../src/features/users/user.types';
 import {
   expectedReports,
   expectedUsers,

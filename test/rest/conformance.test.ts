@@ -1,5 +1,5 @@
 /**
- * The REST interface against the spec (section 4) and decisions.md, row by row, over real HTTP on
+ * The REST interface against the spec (section 4) and api-behaviour.md, row by row, over real HTTP on
  * the real app and a seeded database. Expected values come from the seeded rows or from the
  * database itself, never from the code under test. (Every filter in depth: the filters suite.)
  */
@@ -105,7 +105,7 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
   });
 
   /**
-   * One request; every answer must be JSON (decisions.md: "Every response is JSON with
+   * One request; every answer must be JSON (api-behaviour.md: "Every response is JSON with
    * content-type: application/json, including errors").
    */
   async function call(

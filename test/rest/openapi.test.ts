@@ -7,7 +7,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { buildSchema, getNamedType, isNonNullType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
-import { ARGUMENT_CONSTRAINTS } from '../../src/api/contract/argument-constraints';
 import { buildAppSchema } from '../../src/api/graphql/schema';
 import { rootFieldOf } from '../../src/api/rest/rest-documents';
 import { buildOpenApiDocument, openApiPathOf } from '../../src/api/openapi/openapi-document';
@@ -15,6 +14,7 @@ import { restRouter } from '../../src/api/rest/rest-router';
 import { locationOf, REST_ROUTES } from '../../src/api/rest/routes';
 import { createRateLimits } from '../../src/platform/rate-limit/rate-limiter';
 import { validateArguments } from '../../src/api/contract/validation';
+import { rulesOf } from '../../src/shared/schema/input-rules';
 import { startTestServer, type TestServer } from '../support/server';
 import { validateWithSwaggerParser } from './swagger-parser-validate';
 
@@ -105,15 +105,16 @@ describe('OpenAPI document of the real schema', () => {
         if (location !== 'body') expect(parameter(op, arg.name).in).toBe(location);
         if (location === 'path') expect(parameter(op, arg.name).required).toBe(true);
         if (arg.defaultValue !== undefined) expect([arg.name, documented.default]).toEqual([arg.name, arg.defaultValue]);
-        const constraints = ARGUMENT_CONSTRAINTS[arg.name];
-        if (constraints?.ge !== undefined) expect(documented.minimum).toBe(constraints.ge);
-        if (constraints?.le !== undefined) expect(documented.maximum).toBe(constraints.le);
-        if (constraints?.maxLength !== undefined) expect(documented.maxLength).toBe(constraints.maxLength);
+        for (const rule of rulesOf(arg)) {
+          if (rule.kind === 'range' && rule.ge !== undefined) expect(documented.minimum).toBe(rule.ge);
+          if (rule.kind === 'range' && rule.le !== undefined) expect(documented.maximum).toBe(rule.le);
+          if (rule.kind === 'length') expect(documented.maxLength).toBe(rule.max);
+        }
       }
     },
   );
 
-  it('documents the decisions.md constraints and the spec defaults by value', () => {
+  it('documents the api-behaviour.md constraints and the spec defaults by value', () => {
     const reports = operation(doc, 'GET', '/public/reports/');
     expect(parameter(reports, 'limit').schema).toMatchObject({ type: 'integer', minimum: 0, maximum: 1000, default: 100, nullable: true });
     expect(parameter(reports, 'offset').schema).toMatchObject({ type: 'integer', minimum: 0, default: 0 });
@@ -277,7 +278,9 @@ describe('a new argument, with no REST code change', () => {
     const reports = operation(doc, 'GET', '/public/reports/');
     expect(parameter(reports, 'new_filter')).toEqual({ name: 'new_filter', in: 'query', required: false, schema: { type: 'boolean', nullable: true } });
     expect(parameter(reports, 'since').schema).toEqual({ type: 'string', format: 'date-time', nullable: true });
-    expect(parameter(reports, 'limit').schema).toMatchObject({ default: 100, minimum: 0, maximum: 1000 });
+    // Bounds come from the argument's declared rules (`@Rules` on the args class), which SDL cannot carry:
+    // an SDL-only argument gets its GraphQL type's range, never an invented one.
+    expect(parameter(reports, 'limit').schema).toMatchObject({ type: 'integer', default: 100, maximum: 2147483647 });
     expect(parameter(operation(doc, 'GET', '/public/dealerships/'), 'near').schema).toMatchObject({ type: 'number' });
     const lead = bodySchema(operation(doc, 'POST', '/public/reports/create-lead'));
     expect(lead.properties.new_flag).toEqual({ type: 'boolean', default: false });
@@ -295,7 +298,6 @@ describe('a new argument, with no REST code change', () => {
         query,
         path: {},
         body: undefined,
-        constraints: ARGUMENT_CONSTRAINTS,
       });
     expect(validate({ new_filter: 'maybe' })).toEqual({
       ok: false,
@@ -320,7 +322,7 @@ describe('a new argument, with no REST code change', () => {
       // The real database only for the API keys; the routes run the throwaway schema.
       server = await startTestServer(kind, { reports: 10 });
       const app = express();
-      app.use(restRouter(schema, { db: server.db, config: server.config, rateLimits: createRateLimits(server.config.rateLimits) }));
+      app.use(restRouter(schema, { db: server.db, appBaseUrl: server.config.appBaseUrl, rateLimits: createRateLimits(server.config.rateLimits) }));
       throwaway = createServer(app);
       await new Promise<void>((done) => throwaway.listen(0, '127.0.0.1', done));
       baseUrl = `http://127.0.0.1:${(throwaway.address() as AddressInfo).port}`;

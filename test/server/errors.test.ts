@@ -1,5 +1,5 @@
 /**
- * decisions.md's error rows that no endpoint produces on purpose: an unexpected failure (here a
+ * api-behaviour.md's error rows that no endpoint produces on purpose: an unexpected failure (here a
  * real one: a table dropped under the running service), request ids, oversized bodies.
  */
 import { startTestServer, type TestServer } from '../support/server';

@@ -14,7 +14,9 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
-const BUDGET = 4;
+/** Points; a page of dealerships costs 2 (its page and total statements). */
+const BUDGET = 8;
+const COST = 2;
 
 describe('Redis outage and recovery', () => {
   let proxy: TcpProxy;
@@ -36,13 +38,13 @@ describe('Redis outage and recovery', () => {
     rateLimits = {
       requests: createRateLimiter({ name: 'requests', points: BUDGET, windowSeconds: 60 }, appRedis),
       leads: createRateLimiter({ name: 'leads', points: BUDGET, windowSeconds: 60 }, appRedis),
+      anonymous: createRateLimiter({ name: 'anonymous', points: 1_000_000, windowSeconds: 60 }, appRedis),
       close: async () => appRedis.disconnect(),
     };
     server = await startTestServer('pglite', { reports: 5, rateLimits });
     const organizationId = server.dataset.organizations[0]!.id;
-    const apiKey = await server.db.prisma.apiKey.findFirstOrThrow({ where: { organization_id: organizationId } });
-    // rate-limiter-flexible's key: prefix, then the limited key (the API key's id).
-    counterKey = `vr-rl-requests:${apiKey.id}`;
+    // rate-limiter-flexible's key: prefix, then the limited key (the organization's id).
+    counterKey = `vr-rl-requests:${organizationId}`;
     warn = jest.spyOn(logger, 'warn');
   });
   afterAll(async () => {
@@ -58,12 +60,12 @@ describe('Redis outage and recovery', () => {
   const redisWarnings = () => warn.mock.calls.filter(([, message]) => /Redis unavailable/.test(String(message))).length;
 
   it('counts through Redis while it is there', async () => {
-    for (const remaining of [3, 2]) {
+    for (const remaining of [BUDGET - COST, BUDGET - 2 * COST]) {
       const response = await get();
       expect(response.status).toBe(200);
       expect(response.headers.get('ratelimit')).toMatch(new RegExp(`^"requests";r=${remaining};`));
     }
-    expect(await direct.get(counterKey)).toBe('2');
+    expect(await direct.get(counterKey)).toBe(String(2 * COST));
   });
 
   it('keeps serving, and limiting in memory, while Redis is unreachable; warns once', async () => {
@@ -71,10 +73,10 @@ describe('Redis outage and recovery', () => {
     await waitFor(() => appRedis.status !== 'ready');
     const statuses: number[] = [];
     const started = Date.now();
-    for (let i = 0; i < BUDGET + 3; i += 1) statuses.push((await get()).status);
+    for (let i = 0; i < BUDGET / COST + 3; i += 1) statuses.push((await get()).status);
     expect(Date.now() - started).toBeLessThan(2_000);
-    // A fresh per-instance budget: BUDGET served, then refused.
-    expect(statuses).toEqual([...Array(BUDGET).fill(200), 429, 429, 429]);
+    // A fresh per-instance budget: BUDGET points served, then refused.
+    expect(statuses).toEqual([...Array(BUDGET / COST).fill(200), 429, 429, 429]);
     const graphql = await fetch(`${server.url}/graphql`, {
       method: 'POST',
       headers: { 'x-api-key': server.keys[1]!, 'content-type': 'application/json' },
@@ -85,7 +87,7 @@ describe('Redis outage and recovery', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(redisWarnings()).toBe(1);
     // Nothing reached Redis.
-    expect(await direct.get(counterKey)).toBe('2');
+    expect(await direct.get(counterKey)).toBe(String(2 * COST));
   });
 
   it('shares the limits through Redis again once it is back, without a restart', async () => {
@@ -94,8 +96,8 @@ describe('Redis outage and recovery', () => {
     const response = await get();
     expect(response.status).toBe(200);
     // The shared counter picks up where it was before the outage.
-    expect(response.headers.get('ratelimit')).toMatch(/^"requests";r=1;/);
-    expect(await direct.get(counterKey)).toBe('3');
+    expect(response.headers.get('ratelimit')).toMatch(new RegExp(`^"requests";r=${BUDGET - 3 * COST};`));
+    expect(await direct.get(counterKey)).toBe(String(3 * COST));
     expect(redisWarnings()).toBe(1);
   });
 });

@@ -53,7 +53,7 @@ export async function startTestServer(
     seedDemoData: false,
     nodeEnv: 'test',
     // Suites that are not about rate limits must never meet them (test/rate-limit sets its own).
-    rateLimits: { ...defaults.rateLimits, requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000 },
+    rateLimits: { ...defaults.rateLimits, requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 1_000_000 },
     ...options.config,
   };
   let appDb = db;

@@ -8,17 +8,13 @@
  * emits for the error types that carry context.
  */
 
+import type { InputErrorItem, LocSegment } from '../../shared/errors';
+
+export type { LocSegment } from '../../shared/errors';
+
 export type Location = 'query' | 'path' | 'body' | 'header';
 
-export type LocSegment = string | number;
-
-export interface PydanticErrorItem {
-  type: string;
-  loc: LocSegment[];
-  msg: string;
-  input: unknown;
-  ctx?: Record<string, unknown>;
-}
+export type PydanticErrorItem = InputErrorItem;
 
 /** An error before it is given its location (pydantic-core's `ValLineError` without `loc`). */
 export type LocatedLater = Omit<PydanticErrorItem, 'loc'>;
@@ -96,6 +92,10 @@ export function stringTooLong(input: unknown, maxLength: number): LocatedLater {
     input,
     ctx: { max_length: maxLength },
   };
+}
+
+export function stringPatternMismatch(input: unknown, pattern: string): LocatedLater {
+  return { type: 'string_pattern_mismatch', msg: `String should match pattern '${pattern}'`, input, ctx: { pattern } };
 }
 
 // --- uuid ---------------------------------------------------------------------------------
@@ -203,7 +203,11 @@ export function dictType(input: unknown): LocatedLater {
   return { type: 'dict_type', msg: 'Input should be a valid dictionary', input };
 }
 
-/** Pydantic's wording for a validator's error: a custom scalar refused the value, or a service rule (order_by, custom_sms). */
+/**
+ * Pydantic's item for a validator that raised `ValueError(message)`: a custom scalar refused the
+ * value, or a product rule (order_by, custom_sms). FastAPI serializes the exception object in
+ * `ctx` with `jsonable_encoder`, which makes it `{}`; the words are in `msg` only.
+ */
 export function valueError(input: unknown, message: string): LocatedLater {
-  return { type: 'value_error', msg: `Value error, ${message}`, input, ctx: { error: message } };
+  return { type: 'value_error', msg: `Value error, ${message}`, input, ctx: { error: {} } };
 }

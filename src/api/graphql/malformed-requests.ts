@@ -3,9 +3,8 @@
  * {code}}]}) with a 4xx, where they used to surface as a 500 or as the REST error body. Found by
  * test/fuzz.
  */
-import type { ApolloServerPlugin } from '@apollo/server';
 import type { ErrorRequestHandler } from 'express';
-import { GraphQLError, Kind, visit, type DocumentNode, type GraphQLFormattedError } from 'graphql';
+import { Kind, visit, type DocumentNode } from 'graphql';
 
 /**
  * Fragment spreads that graphql-depth-limit cannot follow: a spread of an unknown fragment makes
@@ -53,18 +52,6 @@ export function hasBrokenFragments(document: DocumentNode): boolean {
 }
 
 /**
- * Apollo's own request errors that carry a 4xx status but no code (e.g. "provided sha does not
- * match query" for an automatic persisted query) are the client's fault: BAD_REQUEST, not an
- * internal error.
- */
-export function formatClientRequestError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError | undefined {
-  if (!(error instanceof GraphQLError) || error.extensions.code !== undefined) return undefined;
-  const status = (error.extensions.http as { status?: number } | undefined)?.status;
-  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
-  return { message: formatted.message, locations: formatted.locations, extensions: { code: 'BAD_REQUEST' } };
-}
-
-/**
  * body-parser's refusals on /graphql (malformed JSON, too large, unsupported charset) in the
  * GraphQL error shape, with their own 4xx status; anything else goes on to the app's handler.
  */
@@ -74,23 +61,3 @@ export const graphqlBodyErrors: ErrorRequestHandler = (error, _req, res, next) =
   const message = status === 413 ? 'Request body too large' : error.expose && error.message ? String(error.message) : 'Bad Request';
   res.status(status).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
 };
-
-/**
- * A subscription (or any operation type the schema has no root for) passes graphql-js validation
- * and fails only in `execute`, with an error that has no code: refused here, before execution.
- */
-export function unsupportedOperationPlugin<TContext extends object>(): ApolloServerPlugin<TContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ operation, schema }) {
-          if (!operation || schema.getRootType(operation.operation)) return;
-          throw new GraphQLError(`This API has no ${operation.operation} operations`, {
-            nodes: [operation],
-            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-          });
-        },
-      };
-    },
-  };
-}

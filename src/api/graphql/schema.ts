@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { validateArgumentsBeforeResolving } from './argument-validation';
 import { LeadsResolver } from '../../features/leads/leads.resolver';
 import { ReportNotificationsResolver } from '../../features/notifications/notifications.resolver';
 import { DealershipsResolver } from '../../features/dealerships/dealerships.resolver';
@@ -19,12 +20,11 @@ export const RESOLVERS = [
 
 let cached: Promise<GraphQLSchema> | undefined;
 
-/** The one schema behind /graphql and /public (built once per process). */
+/**
+ * The one schema behind /graphql and /public (built once per process), every field that takes
+ * arguments checking them first (argument-validation.ts).
+ */
 export function buildAppSchema(): Promise<GraphQLSchema> {
-  cached ??= buildSchema({
-    resolvers: [...RESOLVERS],
-    validate: false,
-    emitSchemaFile: false,
-  });
+  cached ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false }).then(validateArgumentsBeforeResolving);
   return cached;
 }

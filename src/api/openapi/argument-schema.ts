@@ -4,13 +4,32 @@
  */
 
 import { type GraphQLArgument, type GraphQLInputType, type GraphQLScalarType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType } from 'graphql';
+import { rulesOf, type InputRule } from '../../shared/schema/input-rules';
 import { restSpellingOfEnumValue, SCALAR } from '../contract/validation/coerce';
-import { type ArgumentConstraints, GRAPHQL_INT_RANGE } from '../contract/validation/constraints';
+import { GRAPHQL_INT_RANGE } from '../contract/validation/graphql-int-range';
 
 export type OpenApiSchema = Record<string, unknown>;
 
-export function openApiParameterSchema(arg: GraphQLArgument, constraints?: ArgumentConstraints): OpenApiSchema {
-  const schema = schemaOfType(arg.type, constraints);
+/** The bounds an argument's rules set, as OpenAPI states them. */
+interface ArgumentBounds {
+  ge?: number;
+  le?: number;
+  maxLength?: number;
+  format?: string;
+}
+
+function boundsOf(rules: readonly InputRule[]): ArgumentBounds {
+  const bounds: ArgumentBounds = {};
+  for (const rule of rules) {
+    if (rule.kind === 'range') Object.assign(bounds, { ge: rule.ge, le: rule.le });
+    if (rule.kind === 'length') bounds.maxLength = rule.max;
+    if (rule.kind === 'email') bounds.format = 'email';
+  }
+  return bounds;
+}
+
+export function openApiParameterSchema(arg: GraphQLArgument): OpenApiSchema {
+  const schema = schemaOfType(arg.type, boundsOf(rulesOf(arg)));
   if (arg.defaultValue !== undefined && arg.defaultValue !== null) {
     schema.default = defaultForDocument(arg.defaultValue, arg.type);
   }
@@ -19,7 +38,7 @@ export function openApiParameterSchema(arg: GraphQLArgument, constraints?: Argum
   return schema;
 }
 
-function schemaOfType(type: GraphQLInputType, constraints: ArgumentConstraints | undefined): OpenApiSchema {
+function schemaOfType(type: GraphQLInputType, constraints: ArgumentBounds | undefined): OpenApiSchema {
   const nullable = getNullableType(type);
   const schema = schemaOfNullableType(nullable, constraints);
   // A JSON argument is any value, null included; no `nullable` needed on an untyped schema.
@@ -29,7 +48,7 @@ function schemaOfType(type: GraphQLInputType, constraints: ArgumentConstraints |
   return schema;
 }
 
-function schemaOfNullableType(type: GraphQLInputType, constraints: ArgumentConstraints | undefined): OpenApiSchema {
+function schemaOfNullableType(type: GraphQLInputType, constraints: ArgumentBounds | undefined): OpenApiSchema {
   if (isListType(type)) return { type: 'array', items: schemaOfType(type.ofType, constraints) };
   if (isEnumType(type)) return { type: 'string', enum: type.getValues().map(restSpellingOfEnumValue) };
   if (isInputObjectType(type)) {
@@ -54,17 +73,13 @@ export function scalarTypeSchema(type: GraphQLScalarType): OpenApiSchema {
     case SCALAR.Boolean:
       return { type: 'boolean' };
     case SCALAR.String:
-    case SCALAR.ID:
       return { type: 'string' };
     case SCALAR.UUID:
       return { type: 'string', format: 'uuid' };
     case SCALAR.DateTimeISO:
-    case SCALAR.DateTime:
       return { type: 'string', format: 'date-time' };
     case SCALAR.JSON:
       return {};
-    case SCALAR.JSONObject:
-      return { type: 'object' };
     default:
       // An unknown custom scalar travels as a string in every graphql-scalars case we use.
       return { type: 'string', ...(type.description ? { description: type.description } : {}) };
@@ -72,7 +87,7 @@ export function scalarTypeSchema(type: GraphQLScalarType): OpenApiSchema {
 }
 
 /** An argument's scalar: the type plus its constraints, and how JSON travels in a query string. */
-function scalarArgumentSchema(type: GraphQLScalarType, constraints: ArgumentConstraints | undefined): OpenApiSchema {
+function scalarArgumentSchema(type: GraphQLScalarType, constraints: ArgumentBounds | undefined): OpenApiSchema {
   const schema = scalarTypeSchema(type);
   switch (type.name) {
     case SCALAR.Int:
@@ -80,12 +95,9 @@ function scalarArgumentSchema(type: GraphQLScalarType, constraints: ArgumentCons
     case SCALAR.Float:
       return withNumberBounds(schema, constraints);
     case SCALAR.String:
-    case SCALAR.ID:
-      return withStringBounds(schema, constraints);
+      return withStringBounds(constraints?.format ? { ...schema, format: constraints.format } : schema, constraints);
     case SCALAR.JSON:
       return { ...schema, description: 'Any JSON value. In a query string: the URL-encoded JSON text.' };
-    case SCALAR.JSONObject:
-      return { ...schema, description: 'A JSON object. In a query string: the URL-encoded JSON text.' };
     default:
       return schema;
   }
@@ -93,7 +105,7 @@ function scalarArgumentSchema(type: GraphQLScalarType, constraints: ArgumentCons
 
 function withNumberBounds(
   schema: OpenApiSchema,
-  constraints: ArgumentConstraints | undefined,
+  constraints: ArgumentBounds | undefined,
   fallback?: { ge: number; le: number },
 ): OpenApiSchema {
   const minimum = constraints?.ge ?? fallback?.ge;
@@ -103,7 +115,7 @@ function withNumberBounds(
   return schema;
 }
 
-function withStringBounds(schema: OpenApiSchema, constraints: ArgumentConstraints | undefined): OpenApiSchema {
+function withStringBounds(schema: OpenApiSchema, constraints: ArgumentBounds | undefined): OpenApiSchema {
   if (constraints?.maxLength !== undefined) schema.maxLength = constraints.maxLength;
   return schema;
 }

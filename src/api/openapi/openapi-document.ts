@@ -8,6 +8,7 @@
 import {
   getNamedType,
   getNullableType,
+  GraphQLNonNull,
   isEnumType,
   isListType,
   isNonNullType,
@@ -21,10 +22,9 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
-import { ARGUMENT_CONSTRAINTS } from '../contract/argument-constraints';
 import { rootFieldOf } from '../rest/rest-documents';
 import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, type RestRoute } from '../rest/routes';
-import { openApiParameterSchema, scalarTypeSchema, type OpenApiSchema } from '../contract/validation';
+import { openApiParameterSchema, scalarTypeSchema, type OpenApiSchema } from './argument-schema';
 import { restSpellingOfEnumValue } from '../contract/validation/coerce';
 
 export const OPENAPI_TITLE = 'Vehicle Report Public API';
@@ -34,7 +34,7 @@ export const API_KEY_SCHEME = 'APIKeyHeader';
 const ref = (name: string): OpenApiSchema => ({ $ref: `#/components/schemas/${name}` });
 const jsonContent = (schema: OpenApiSchema) => ({ 'application/json': { schema } });
 
-/** FastAPI's error bodies (decisions.md, "Errors (REST)" and "The 422 body"). */
+/** FastAPI's error bodies (api-behaviour.md, "Errors (REST)" and "The 422 body"). */
 const ERROR_SCHEMAS: Record<string, OpenApiSchema> = {
   HTTPError: {
     title: 'HTTPError',
@@ -136,7 +136,7 @@ function operationOf(schema: GraphQLSchema, route: RestRoute, components: Output
   const bodyRequired: string[] = [];
 
   for (const arg of field.args) {
-    const argSchema = openApiParameterSchema(arg, ARGUMENT_CONSTRAINTS[arg.name]);
+    const argSchema = openApiParameterSchema(arg);
     const location = locationOf(route, arg.name);
     const required = isNonNullType(arg.type) && arg.defaultValue === undefined;
     if (location === 'body') {
@@ -189,8 +189,9 @@ function operationOf(schema: GraphQLSchema, route: RestRoute, components: Output
 }
 
 function responseSchemaOf(route: RestRoute, field: GraphQLField<unknown, unknown>, components: OutputSchemas): OpenApiSchema {
-  // Root fields always return the REST selection of their type (rest-documents.ts).
-  return components.schemaOf(field.type, undefined, `${route.method} ${route.path}`);
+  // Root fields always return the REST selection of their type (rest-documents.ts). A root field
+  // GraphQL may answer null (a missing report) is a 404 over REST, never a null body.
+  return components.schemaOf(new GraphQLNonNull(getNullableType(field.type)), undefined, `${route.method} ${route.path}`);
 }
 
 /**

@@ -1,13 +1,13 @@
 /**
- * GraphQL errors as the FastAPI service's responses (decisions.md, "Errors (REST)"): status from
- * `extensions.http.status`, body `{"detail": ...}`, 422 items with `loc` prefixed by where the
- * argument came from.
+ * The service's errors as the FastAPI service answered them: status from the error's code, body
+ * `{"detail": ...}`, 422 items with `loc` prefixed by where the argument came from.
  */
 import type { GraphQLError } from 'graphql';
-import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS } from '../../platform/db/failures';
-import type { InputErrorDetail } from '../../shared/errors';
-import { logger } from '../../platform/logger';
-import { locationOf, REST_ROUTES, fieldNameOf } from './routes';
+import { DATABASE_RETRY_AFTER_SECONDS, answeredDatabaseFailure } from '../../platform/db/failures';
+import type { Logger } from '../../platform/logger';
+import type { AppError } from '../../shared/errors';
+import { appErrorOf } from '../graphql/format-error';
+import type { Location } from '../contract/pydantic-errors';
 
 export interface RestErrorResponse {
   status: number;
@@ -15,43 +15,38 @@ export interface RestErrorResponse {
   headers: Record<string, string>;
 }
 
-const INTERNAL_ERROR: RestErrorResponse = {
-  status: 500,
-  body: { detail: 'Internal Server Error' },
-  headers: {},
-};
+export const INTERNAL_ERROR: RestErrorResponse = { status: 500, body: { detail: 'Internal Server Error' }, headers: {} };
 
-export function restErrorFrom(errors: readonly GraphQLError[], requestId?: string): RestErrorResponse {
+/** `locationOf` places a failing argument's item: `['order_by']` → `['query', 'order_by']`. */
+export function restErrorOf(error: AppError, locationOf: (argument: string) => Location): RestErrorResponse {
+  const headers: Record<string, string> = {};
+  if (error.details.credentialsMissing) headers['www-authenticate'] = 'APIKey';
+  if (error.details.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.details.retryAfterSeconds);
+  if (error.code === 'BAD_USER_INPUT') {
+    const items = (error.details.inputErrors ?? []).map((item) =>
+      typeof item.loc[0] === 'string' && !isLocation(item.loc[0]) ? { ...item, loc: [locationOf(item.loc[0]), ...item.loc] } : item,
+    );
+    return { status: 422, body: { detail: items }, headers };
+  }
+  return { status: error.status, body: { detail: error.message }, headers };
+}
+
+const LOCATIONS = new Set<string>(['query', 'path', 'body', 'header']);
+const isLocation = (segment: string) => LOCATIONS.has(segment);
+
+/** What a route's execution failed with, answered: the service's error, the database away (503), or a 500. */
+export function restErrorFromExecution(
+  errors: readonly GraphQLError[],
+  locationOf: (argument: string) => Location,
+  log: Logger,
+): RestErrorResponse {
   const error = errors[0];
-  const code = error?.extensions?.code;
-  const status = (error?.extensions?.http as { status?: number } | undefined)?.status;
-  const databaseFailure = answeredDatabaseFailure(error?.originalError ?? error, { requestId });
+  const appError = appErrorOf(error);
+  if (appError) return restErrorOf(appError, locationOf);
+  const databaseFailure = answeredDatabaseFailure(error?.originalError ?? error, log);
   if (databaseFailure) {
     return { status: 503, body: { detail: databaseFailure.message }, headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } };
   }
-  if (!error || typeof code !== 'string' || typeof status !== 'number') {
-    logger.error({ err: error?.originalError ?? error, requestId }, 'unexpected error on a REST route');
-    return INTERNAL_ERROR;
-  }
-  if (code === 'BAD_USER_INPUT') {
-    const fieldName = error.path?.[0];
-    const route = REST_ROUTES.find((r) => fieldNameOf(r) === fieldName);
-    const details = (error.extensions.detail as InputErrorDetail[] | undefined) ?? [];
-    return {
-      status: 422,
-      body: {
-        detail: details.map((d) => ({
-          ...d,
-          loc: route && typeof d.loc[0] === 'string' ? [locationOf(route, d.loc[0]), ...d.loc] : d.loc,
-        })),
-      },
-      headers: {},
-    };
-  }
-  const headers: Record<string, string> = {};
-  if (code === 'UNAUTHENTICATED' && error.message === 'Not authenticated') headers['www-authenticate'] = 'APIKey';
-  if (code === 'RATE_LIMITED' && typeof error.extensions.retryAfter === 'number') {
-    headers['retry-after'] = String(error.extensions.retryAfter);
-  }
-  return { status, body: { detail: error.message }, headers };
+  log.error({ err: error?.originalError ?? error }, 'unexpected error on a REST route');
+  return INTERNAL_ERROR;
 }

@@ -1,35 +1,44 @@
 /**
- * The /public REST interface: sofa-api runs the GraphQL operations; this thin layer in front of it
- * gives FastAPI's behaviour, which sofa alone does not: redirects for the trailing slash, JSON 404
- * and 405, 401 before validation, Pydantic-style 422 for every argument at once (driven by the
- * schema's argument types), and only the spec's six routes (none of sofa's /webhook routes).
+ * The /public REST interface. This front layer gives FastAPI's behaviour, once per request: the
+ * route matched (307 to the other slash form, JSON 404 and 405), the body read (malformed JSON is a
+ * 422 even without a key, as FastAPI reads it first), the key checked (401), the organization's
+ * budget charged (429), every argument validated in one pass (422, all failures at once). Then
+ * sofa-api runs the route's GraphQL operation (sofa-adapter.ts).
  */
-import type { IncomingMessage } from 'node:http';
 import { unescape } from 'node:querystring';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { execute, type DocumentNode, type ExecutionArgs, type GraphQLSchema } from 'graphql';
-import { useSofa } from 'sofa-api';
-import { ARGUMENT_CONSTRAINTS } from '../contract/argument-constraints';
-import type { GraphQLContext } from '../../features/context';
-import { createContext, type RequestServices } from '../request-context';
-import { restDocumentFor, rootFieldOf } from './rest-documents';
-import { restErrorFrom } from './rest-errors';
-import { locationOf, matchRoutes, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
-import { parseJsonBody, validateArguments, type PydanticErrorItem } from '../contract/validation';
+import type { GraphQLArgument, GraphQLSchema } from 'graphql';
 import { recordOrganization } from '../../platform/http/access-log';
+import { logger } from '../../platform/logger';
+import { invalidApiKey, notAuthenticated, rateLimited, type AppError } from '../../shared/errors';
+import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_PARAMETER } from '../contract/idempotency-key';
+import { parseJsonBody, validateArguments, type Location, type PydanticErrorItem } from '../contract/validation';
+import { declaredStatements } from '../graphql/operation-cost';
+import { MAX_BODY_BYTES } from '../limits';
+import { authenticate, chargeRequest, createRequestContext, type ApiServices } from '../request-context';
+import { restErrorOf } from './rest-errors';
+import { restDocumentFor, rootFieldOf } from './rest-documents';
+import { locationOf, matchRoutes, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
+import { sofaRouter, type RequestWithExecution } from './sofa-adapter';
 
-export const MAX_BODY_BYTES = 100 * 1024;
-
-/** What the front layer hands to sofa for one request. */
-interface RestRequestContext extends GraphQLContext {
-  restDocument: DocumentNode;
-  restVariables: Record<string, unknown>;
+/** Everything about a route that does not change between requests, worked out once. */
+interface PreparedRoute {
+  route: RestRoute;
+  document: ReturnType<typeof restDocumentFor>;
+  /** the GraphQL arguments, plus the header parameters the route reads itself (Idempotency-Key) */
+  parameters: readonly GraphQLArgument[];
+  /** the SQL statements the route's operation may run: what it costs in the rate limit */
+  statements: number;
+  locationOf: (argument: string) => Location;
 }
-
-type RequestWithRest = IncomingMessage & { restContext?: RestRequestContext };
 
 function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.status(status).set(headers).type('application/json').send(JSON.stringify(body));
+}
+
+function sendError(res: Response, error: AppError, prepared?: PreparedRoute): void {
+  const { status, body, headers } = restErrorOf(error, prepared?.locationOf ?? (() => 'query'));
+  sendJson(res, status, body, headers);
 }
 
 function unprocessable(res: Response, detail: PydanticErrorItem[]): void {
@@ -52,44 +61,42 @@ function resolveRoute(req: Request): { route: RestRoute } | { redirect: string }
   return { route };
 }
 
-export function restRouter(schema: GraphQLSchema, services: RequestServices): express.Router {
-  const documents = new Map(REST_ROUTES.map((route) => [route, restDocumentFor(schema, route)]));
-  const sofa = useSofa({
-    schema,
-    basePath: REST_BASE_PATH,
-    routes: Object.fromEntries(REST_ROUTES.map((r) => [r.field, { method: r.method, path: r.path, responseStatus: r.status }])),
-    context: ({ req }: { req: RequestWithRest }) => req.restContext!,
-    // sofa builds its own selection and coerces variables loosely; run the route's own document with
-    // the variables the validation layer produced instead.
-    execute: ((args: ExecutionArgs) => {
-      const context = args.contextValue as RestRequestContext;
-      return execute({ ...args, document: context.restDocument, variableValues: context.restVariables, operationName: undefined });
-    }) as typeof execute,
-    errorHandler: (errors) => {
-      const { status, body, headers } = restErrorFrom(errors as never);
-      return new globalThis.Response(JSON.stringify(body), {
-        status,
-        headers: { 'content-type': 'application/json', ...headers },
-      }) as never;
-    },
-  });
+function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
+  const document = restDocumentFor(schema, route);
+  const operation = document.definitions[0]!;
+  if (operation.kind !== 'OperationDefinition') throw new Error(`REST route ${route.path}: no operation`);
+  // Statements do not depend on argument values: price the document once.
+  const statements = Math.max(1, declaredStatements(schema, document));
+  const args = rootFieldOf(schema, route).args;
+  const headers = route.field === 'Mutation.createLead' ? [IDEMPOTENCY_KEY_PARAMETER] : [];
+  return {
+    route,
+    document,
+    parameters: [...args, ...headers],
+    statements,
+    locationOf: (argument) => (argument === IDEMPOTENCY_KEY_ARGUMENT ? 'header' : locationOf(route, argument)),
+  };
+}
 
+export function restRouter(schema: GraphQLSchema, services: ApiServices): express.Router {
+  const prepared = new Map(REST_ROUTES.map((route) => [route, prepare(schema, route)]));
+  const sofa = sofaRouter(schema);
   const readBody = express.text({ type: () => true, limit: MAX_BODY_BYTES });
 
   const front = async (req: Request, res: Response, next: NextFunction) => {
     if (req.path !== REST_BASE_PATH && !req.path.startsWith(`${REST_BASE_PATH}/`)) return next();
     const resolved = resolveRoute(req);
-    // decisions.md: every response is JSON, the redirect included (express's res.redirect answers text/plain).
+    // Every response is JSON, the redirect included (express's res.redirect answers text/plain).
     if ('redirect' in resolved) return sendJson(res, 307, { detail: 'Temporary Redirect' }, { location: resolved.redirect });
     if ('status' in resolved) {
       if (resolved.allow) res.set('allow', resolved.allow);
       return sendJson(res, resolved.status, { detail: resolved.status === 404 ? 'Not Found' : 'Method Not Allowed' });
     }
-    const { route } = resolved;
+    const route = prepared.get(resolved.route)!;
 
     // FastAPI reads the body before anything else: malformed JSON is a 422 even without a key.
     let body: unknown;
-    if (route.method === 'POST') {
+    if (route.route.method === 'POST') {
       const text = typeof req.body === 'string' ? req.body : '';
       if (text.trim() !== '') {
         const parsed = parseJsonBody(text);
@@ -99,42 +106,43 @@ export function restRouter(schema: GraphQLSchema, services: RequestServices): ex
       }
     }
 
-    const context = await createContext(services, req.headers, res.getHeader('x-request-id') as string | undefined);
-    if (context.auth.status === 'missing') {
-      return sendJson(res, 401, { detail: 'Not authenticated' }, { 'www-authenticate': 'APIKey' });
+    const auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '');
+    if (auth.status === 'throttled') {
+      res.set(auth.decision.headers);
+      return sendError(res, rateLimited(auth.decision.retryAfterSeconds));
     }
-    if (context.auth.status === 'invalid') return sendJson(res, 401, { detail: 'Invalid API key' });
-    recordOrganization(res, context.auth.principal.organizationId);
-    if (context.rateLimit) {
-      res.set(context.rateLimit.headers);
-      if (!context.rateLimit.allowed) return sendJson(res, 429, { detail: 'Rate limit exceeded' });
-    }
+    if (auth.status === 'missing') return sendError(res, notAuthenticated());
+    if (auth.status === 'invalid') return sendError(res, invalidApiKey());
+    const { principal } = auth;
+    recordOrganization(res, principal.organizationId);
+    const charge = await chargeRequest(services, principal, route.statements);
+    res.set(charge.headers);
+    if (!charge.allowed) return sendError(res, rateLimited(charge.retryAfterSeconds));
 
-    const field = rootFieldOf(schema, route);
     const validation = validateArguments({
-      args: field.args,
-      locationOf: (name) => locationOf(route, name),
+      args: route.parameters,
+      locationOf: route.locationOf,
       query: req.query as Record<string, string | string[]>,
-      path: pathParameters(route, req.path),
+      path: pathParameters(route.route, req.path),
       body,
       headers: req.headers,
-      constraints: ARGUMENT_CONSTRAINTS,
     });
     if (!validation.ok) return unprocessable(res, validation.errors);
+    const { [IDEMPOTENCY_KEY_ARGUMENT]: idempotencyKey, ...variables } = validation.variables;
 
-    (req as RequestWithRest).restContext = {
-      ...context,
-      restDocument: documents.get(route)!,
-      restVariables: validation.variables,
-    };
-    // sofa would parse the raw query string and body again with its own, looser (and sometimes
-    // stricter: a date alone) rules; the variables come from above, so it sees neither. It still
-    // parses path parameters and the body before `execute`: give it their validated, canonical
-    // form (a `{braced}` or `urn:uuid:` UUID that Pydantic accepts fails sofa's UUID scalar, a 500).
-    const canonicalPath = canonicalPathOf(route, validation.variables);
-    req.url = canonicalPath;
-    req.originalUrl = canonicalPath;
-    if (route.method === 'POST') req.body = JSON.stringify(validation.variables);
+    const context = createRequestContext(services, {
+      principal,
+      requestId: res.getHeader('x-request-id') as string | undefined,
+      log: req.log ?? logger,
+      idempotencyKey: idempotencyKey as string | undefined,
+    });
+    context.argumentsValidated = true;
+    (req as RequestWithExecution).restExecution = { route: route.route, context, document: route.document, variables };
+    // Nothing left for sofa to parse: the path in its canonical form (a `{braced}` UUID that
+    // Pydantic accepts would fail sofa's UUID scalar), no query string, no body.
+    req.url = canonicalPathOf(route.route, variables);
+    req.originalUrl = req.url;
+    if (route.route.method === 'POST') req.body = '';
     return sofa(req, res, next);
   };
 
@@ -161,4 +169,3 @@ function pathParameters(route: RestRoute, path: string): Record<string, string> 
     template.flatMap((part, i) => (part.startsWith(':') ? [[part.slice(1), unescape(segments[i] ?? '')]] : [])),
   );
 }
-

@@ -1,5 +1,5 @@
 /**
- * API keys (decisions.md, "API keys"): `vr_<env>_<random>` with 192 random bits from the CSPRNG.
+ * API keys (api-behaviour.md, "API keys"): `vr_<env>_<random>` with 192 random bits from the CSPRNG.
  * Only the SHA-256 digest and a short display prefix are stored; the key is shown once.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';

@@ -1,6 +1,9 @@
 import { ArgsType, Field, Int, ObjectType } from 'type-graphql';
+import { PageArgs, PageType } from '../../shared/pagination';
+import { Rules } from '../../shared/schema/input-rules';
 import { DateTimeISO, JSON, UUID } from '../../shared/schema/scalars';
-import { PageArgs } from '../users/user.types';
+
+export const DEALERSHIP_ORDER_FIELDS = ['name', 'position', 'created_at'] as const;
 
 /** A dealership (spec 2.4). */
 @ObjectType('Dealership')
@@ -52,25 +55,14 @@ export class Dealership {
 }
 
 @ObjectType('DealershipPage', { description: 'A page of dealerships (spec 2.1)' })
-export class DealershipPage {
-  @Field(() => [Dealership])
-  items!: Dealership[];
-
-  @Field(() => Int, { nullable: true })
-  limit!: number | null;
-
-  @Field(() => Int, { nullable: true })
-  offset!: number | null;
-
-  @Field(() => Int, { nullable: true })
-  total!: number | null;
-}
+export class DealershipPage extends PageType(Dealership) {}
 
 @ArgsType()
 export class DealershipsArgs extends PageArgs {
   @Field(() => String, {
     nullable: true,
-    description: 'comma-separated fields, `-` for descending: name, position, created_at (default position,name)',
+    description: `comma-separated fields, \`-\` for descending: ${DEALERSHIP_ORDER_FIELDS.join(', ')} (default position,name)`,
   })
+  @Rules({ kind: 'length', max: 200 }, { kind: 'orderBy', fields: DEALERSHIP_ORDER_FIELDS })
   order_by?: string | null;
 }

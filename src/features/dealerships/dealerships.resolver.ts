@@ -1,30 +1,33 @@
-import { Args, Ctx, Extensions, FieldResolver, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
-import { ArgumentConstraintsMiddleware } from '../../api/contract/argument-constraints';
+import { Args, Ctx, Extensions, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import { GRAPHQL_ONLY } from '../../shared/schema/rest-visibility';
-import { requireOrganization, type GraphQLContext } from '../context';
+import { Statements } from '../../shared/schema/statements';
+import { requireOrganization, type RequestContext } from '../context';
 import { ReportsArgs } from '../reports/report-filters.args';
 import { ReportPage } from '../reports/report.types';
-import { PageArgs, UserPage } from '../users/user.types';
+import { PageArgs } from '../../shared/pagination';
+import { UserPage } from '../users/user.types';
 import { Dealership, DealershipPage, DealershipsArgs } from './dealership.types';
 import { listDealerships } from './dealerships.service';
 
-@UseMiddleware(ArgumentConstraintsMiddleware)
 @Resolver(() => Dealership)
 export class DealershipsResolver {
+  @Statements(2)
   @Query(() => DealershipPage, { description: 'List dealerships (spec 4.6), by position then name by default' })
-  dealerships(@Args(() => DealershipsArgs) args: DealershipsArgs, @Ctx() context: GraphQLContext): Promise<DealershipPage> {
+  dealerships(@Args(() => DealershipsArgs) args: DealershipsArgs, @Ctx() context: RequestContext): Promise<DealershipPage> {
     return listDealerships(context.db.prisma, requireOrganization(context), args);
   }
 
   @Extensions(GRAPHQL_ONLY)
+  @Statements(2)
   @FieldResolver(() => UserPage, { description: 'users attached to this dealership, newest first' })
-  users(@Root() dealership: Dealership, @Args(() => PageArgs) page: PageArgs, @Ctx() context: GraphQLContext) {
+  users(@Root() dealership: Dealership, @Args(() => PageArgs) page: PageArgs, @Ctx() context: RequestContext) {
     return context.loaders.userPagesByDealership({ limit: page.limit, offset: page.offset }).load(dealership.id);
   }
 
   @Extensions(GRAPHQL_ONLY)
+  @Statements(2)
   @FieldResolver(() => ReportPage, { description: "this dealership's reports, with the filters of `reports`" })
-  reports(@Root() dealership: Dealership, @Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: GraphQLContext) {
+  reports(@Root() dealership: Dealership, @Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: RequestContext) {
     return context.loaders.reportPages('dealership_id', args).load(dealership.id);
   }
 }

@@ -1,9 +1,8 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client';
-import { DEFAULT_LIMIT, type Page } from '../reports/reports.service';
-import { parseOrderBy, type OrderTerm } from '../../shared/order-by';
-import type { Dealership, DealershipsArgs } from './dealership.types';
+import { orderTerms, prismaOrderBy, type OrderTerm } from '../../shared/order-by';
+import { pageBounds, type Page } from '../../shared/pagination';
+import { DEALERSHIP_ORDER_FIELDS, type Dealership, type DealershipsArgs } from './dealership.types';
 
-export const DEALERSHIP_ORDER_FIELDS = ['name', 'position', 'created_at'] as const;
 const DEFAULT_DEALERSHIP_ORDER: OrderTerm[] = [
   { field: 'position', descending: false },
   { field: 'name', descending: false },
@@ -24,7 +23,7 @@ const dealershipSelect = (organizationId: string) => ({
   position: true,
   headquarter: true,
   brands: true,
-  // user_count: active users only (decisions.md), and only the organization's own (a user of
+  // user_count: active users only (api-behaviour.md), and only the organization's own (a user of
   // another organization attached to this dealership by bad data is not counted: test/tenancy)
   _count: { select: { users: { where: { is_active: true, organization_id: organizationId } } } },
 }) satisfies Prisma.DealershipSelect;
@@ -40,13 +39,11 @@ export async function listDealerships(
   organizationId: string,
   args: Partial<DealershipsArgs>,
 ): Promise<Page<Dealership>> {
-  const limit = args.limit ?? DEFAULT_LIMIT;
-  const offset = args.offset ?? 0;
-  const terms = parseOrderBy(args.order_by, DEALERSHIP_ORDER_FIELDS, DEFAULT_DEALERSHIP_ORDER);
-  const orderBy = [
-    ...terms.map((t) => ({ [t.field]: t.descending ? 'desc' : 'asc' }) as Prisma.DealershipOrderByWithRelationInput),
-    { id: 'asc' as const },
-  ];
+  const { limit, offset } = pageBounds(args);
+  const orderBy = prismaOrderBy<Prisma.DealershipOrderByWithRelationInput>(
+    orderTerms(args.order_by, DEALERSHIP_ORDER_FIELDS, DEFAULT_DEALERSHIP_ORDER),
+    'id',
+  );
   const where = { organization_id: organizationId };
   const [rows, total] = await Promise.all([
     prisma.dealership.findMany({ where, orderBy, skip: offset, take: limit, select: dealershipSelect(organizationId) }),

@@ -1,16 +1,20 @@
 /**
- * Lead creation (spec 4.3, decisions.md "Lead creation"): in ONE transaction, take a quota unit
+ * Lead creation (docs/api-behaviour.md, "Lead creation"): in ONE transaction, take a quota unit
  * from the entity, create the client Contact and the remote Report, and queue one notification
  * per requested channel in the outbox. Nothing is sent inline: the dispatcher delivers the outbox.
+ * The arguments arrive checked and normalized (e-mail, E.164 phone) by the validation pass.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
-import { badUserInput, conflict, notFound, quotaExhausted } from '../../shared/errors';
+import { invalidInput, notFound, quotaExhausted } from '../../shared/errors';
 import type { NotificationPayload } from '../notifications/notification-payload';
-import { checkLeadInput, type LeadInput } from './lead-input';
+import { smsSegments } from '../notifications/sms-encoding';
+import { renderSms } from '../notifications/templates';
+import { recordResponse, replayOrConflict, requestHash } from './lead-idempotency';
 import type { CreateLeadArgs, CreatedLead } from './lead.types';
 
-export const IDEMPOTENCY_WINDOW_HOURS = 24;
+/** An SMS longer than this many parts is refused: each part is billed, and no invitation needs more. */
+export const MAX_SMS_SEGMENTS = 10;
 
 export interface CreateLeadRequest {
   organizationId: string;
@@ -21,12 +25,6 @@ export interface CreateLeadRequest {
 
 export function reportLink(appBaseUrl: string, token: string): string {
   return `${appBaseUrl}/reports/${token}`;
-}
-
-/** Same key, same body: compare a digest of the arguments with their keys sorted. */
-function requestHash(args: CreateLeadArgs): string {
-  const canonical = JSON.stringify(Object.fromEntries(Object.entries(args).sort(([a], [b]) => a.localeCompare(b))));
-  return createHash('sha256').update(canonical).digest('hex');
 }
 
 /**
@@ -49,7 +47,7 @@ async function takeQuotaUnit(tx: Prisma.TransactionClient, entityId: string): Pr
   return taken === 1;
 }
 
-function leadDocument(token: string, input: LeadInput, dealershipId: string, now: Date) {
+function leadDocument(token: string, input: CreateLeadArgs, dealershipId: string, now: Date) {
   return {
     data: {
       vehicle: {},
@@ -71,46 +69,38 @@ function leadDocument(token: string, input: LeadInput, dealershipId: string, now
   };
 }
 
-async function replayOrConflict(
-  prisma: Prisma.TransactionClient | PrismaClient,
-  organizationId: string,
-  key: string,
-  hash: string,
-): Promise<CreatedLead | null> {
-  const previous = await prisma.idempotencyKey.findUnique({
-    where: { organization_id_key: { organization_id: organizationId, key } },
-  });
-  if (!previous || previous.created_at.getTime() < Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3_600_000) return null;
-  if (previous.request_hash !== hash) {
-    throw conflict('Idempotency-Key was already used with a different request body');
-  }
-  return previous.response_body as unknown as CreatedLead;
-}
-
 export async function createLead(prisma: PrismaClient, request: CreateLeadRequest): Promise<CreatedLead> {
-  const { organizationId, args, appBaseUrl, idempotencyKey } = request;
-  const checked = checkLeadInput(args);
+  const { organizationId, args: input, appBaseUrl, idempotencyKey } = request;
   const dealership = await prisma.dealership.findFirst({
-    where: { id: args.dealership.toLowerCase(), organization_id: organizationId },
+    where: { id: input.dealership.toLowerCase(), organization_id: organizationId },
     select: { id: true, name: true, entity_id: true, organization: { select: { name: true } } },
   });
-  if (!checked.ok) throw badUserInput(checked.details);
   if (!dealership) throw notFound('Dealership not found');
-  const input = checked.input;
 
   // A UUID's case does not make it another dealership: the same request must replay, not conflict.
-  const hash = requestHash({ ...args, dealership: args.dealership.toLowerCase() });
+  const hash = requestHash({ ...input, dealership: input.dealership.toLowerCase() });
   if (idempotencyKey) {
     const replay = await replayOrConflict(prisma, organizationId, idempotencyKey, hash);
     if (replay) return replay;
   }
 
+  const token = randomUUID();
+  const link = reportLink(appBaseUrl, token);
+  const payload: NotificationPayload = {
+    lang: input.lang,
+    link,
+    client_name: input.name ?? null,
+    dealership: dealership.name,
+    organization: dealership.organization.name,
+    folder_name: input.folder_name ?? null,
+    custom_sms: input.custom_sms ?? null,
+  };
+  if (input.sendPhone) checkSmsLength(payload);
+
   try {
     return await prisma.$transaction(async (tx) => {
       if (!(await takeQuotaUnit(tx, dealership.entity_id))) throw quotaExhausted();
       const now = new Date();
-      const token = randomUUID();
-      const link = reportLink(appBaseUrl, token);
       const contact = await tx.contact.create({
         data: { organization_id: organizationId, name: input.name, email: input.email, phone: input.phone },
         select: { id: true },
@@ -133,29 +123,13 @@ export async function createLead(prisma: PrismaClient, request: CreateLeadReques
         },
         select: { token: true },
       });
-      const payload: NotificationPayload = {
-        lang: input.lang,
-        link,
-        client_name: input.name ?? null,
-        dealership: dealership.name,
-        organization: dealership.organization.name,
-        folder_name: input.folder_name ?? null,
-        custom_sms: input.custom_sms ?? null,
-      };
       const outbox: Prisma.NotificationOutboxCreateManyInput[] = [];
       if (input.sendEmail && input.email) outbox.push({ report_token: token, organization_id: organizationId, channel: 'email', recipient: input.email, payload: { ...payload } });
       if (input.sendPhone && input.phone) outbox.push({ report_token: token, organization_id: organizationId, channel: 'sms', recipient: input.phone, payload: { ...payload } });
       if (outbox.length > 0) await tx.notificationOutbox.createMany({ data: outbox });
 
       const response: CreatedLead = { token, link };
-      if (idempotencyKey) {
-        await tx.idempotencyKey.deleteMany({
-          where: { organization_id: organizationId, key: idempotencyKey, created_at: { lt: new Date(Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3_600_000) } },
-        });
-        await tx.idempotencyKey.create({
-          data: { organization_id: organizationId, key: idempotencyKey, request_hash: hash, status_code: 201, response_body: { ...response } },
-        });
-      }
+      if (idempotencyKey) await recordResponse(tx, organizationId, idempotencyKey, hash, response);
       return response;
     });
   } catch (error) {
@@ -166,4 +140,23 @@ export async function createLead(prisma: PrismaClient, request: CreateLeadReques
     }
     throw error;
   }
+}
+
+/**
+ * The SMS as it will be sent (placeholders filled, link appended) must stay a few parts long: a
+ * template of repeated `{name}` could otherwise make one lead bill thousands of parts.
+ */
+function checkSmsLength(payload: NotificationPayload): void {
+  const { segments } = smsSegments(renderSms(payload));
+  if (segments <= MAX_SMS_SEGMENTS) return;
+  const field = payload.custom_sms ? 'custom_sms' : 'name';
+  throw invalidInput([
+    {
+      type: 'value_error',
+      loc: [field],
+      msg: `Value error, the SMS would take ${segments} parts once its placeholders are filled; at most ${MAX_SMS_SEGMENTS}`,
+      input: field === 'custom_sms' ? payload.custom_sms : payload.client_name,
+      ctx: { error: {} },
+    },
+  ]);
 }

@@ -1,5 +1,5 @@
 /**
- * Delivers the notification outbox (decisions.md, "Lead creation").
+ * Delivers the notification outbox (docs/api-behaviour.md, "Lead creation").
  *
  * Claiming: one statement selects due rows with `FOR UPDATE SKIP LOCKED` and sets a lease
  * (`locked_until`). Concurrent dispatchers skip each other's rows while the claim runs and see
@@ -14,7 +14,6 @@
  * transaction uses only its own `tx`.
  */
 import type { PrismaClient } from '../../generated/prisma/client';
-import type { DispatcherConfig } from '../../app/config';
 import type { Logger } from '../../platform/logger';
 import { retryDelayMs } from './backoff';
 import type { ChannelName, ChannelSenders, OutboxMessage } from './channels';
@@ -29,6 +28,24 @@ interface ClaimedRow {
   attempts: number;
   /** lease end in epoch milliseconds, as text (bigint): identifies this claim */
   lease: string;
+}
+
+/** How the outbox dispatcher claims, retries and gives up. */
+export interface DispatcherConfig {
+  /** Pause between two polls of an idle outbox. */
+  pollIntervalMs: number;
+  /** Rows claimed per batch. */
+  batchSize: number;
+  /** How long a claimed row stays reserved; a crashed worker's rows come back after it. */
+  leaseMs: number;
+  /** Time allowed for one send (SMTP or SMS call); must stay well below the lease. */
+  sendTimeoutMs: number;
+  /** Attempts before a row is marked failed. */
+  maxAttempts: number;
+  /** Delay after the first failure; doubled after each further one, with jitter. */
+  backoffBaseMs: number;
+  /** Longest delay between two attempts. */
+  backoffMaxMs: number;
 }
 
 export type DispatcherOptions = DispatcherConfig;

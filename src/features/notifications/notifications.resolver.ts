@@ -1,6 +1,7 @@
 import { Ctx, Extensions, FieldResolver, Resolver, Root } from 'type-graphql';
-import type { GraphQLContext } from '../context';
+import type { RequestContext } from '../context';
 import { GRAPHQL_ONLY } from '../../shared/schema/rest-visibility';
+import { Statements } from '../../shared/schema/statements';
 import { Report } from '../reports/report.types';
 import { Notification } from './notification.types';
 
@@ -8,8 +9,9 @@ import { Notification } from './notification.types';
 @Resolver(() => Report)
 export class ReportNotificationsResolver {
   @Extensions(GRAPHQL_ONLY)
+  @Statements(1)
   @FieldResolver(() => [Notification], { description: 'the e-mail and SMS notifications of a lead, oldest first' })
-  notifications(@Root() report: { token: string }, @Ctx() context: GraphQLContext): Promise<Notification[]> {
+  notifications(@Root() report: { token: string }, @Ctx() context: RequestContext): Promise<Notification[]> {
     return context.loaders.notificationsByReport.load(report.token);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Texts of the lead notifications, one set per language of decisions.md. Rendered at send time
+ * Texts of the lead notifications, one set per language of api-behaviour.md. Rendered at send time
  * from the outbox payload, so a wording fix reaches messages still waiting in the outbox.
  */
 import type { NotificationPayload } from './notification-payload';

@@ -5,7 +5,7 @@
  */
 import { Prisma } from '../../generated/prisma/client';
 import { containsPattern } from '../../shared/like';
-import { orderByClause, parseOrderBy, type OrderTerm } from '../../shared/order-by';
+import { orderByClause, orderTerms, type OrderTerm } from '../../shared/order-by';
 import type { ReportFilterArgs } from './report-filters.args';
 
 const sql = Prisma.sql;
@@ -120,7 +120,7 @@ export interface ReportPageQuery {
 }
 
 export function parseReportOrder(raw: string | null | undefined): OrderTerm[] {
-  return parseOrderBy(raw, REPORT_ORDER_FIELDS, DEFAULT_REPORT_ORDER);
+  return orderTerms(raw, REPORT_ORDER_FIELDS, DEFAULT_REPORT_ORDER);
 }
 
 /**

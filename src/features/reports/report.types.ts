@@ -1,4 +1,5 @@
-import { Extensions, Field, Int, ObjectType } from 'type-graphql';
+import { Extensions, Field, ObjectType } from 'type-graphql';
+import { PageType } from '../../shared/pagination';
 import { GRAPHQL_ONLY } from '../../shared/schema/rest-visibility';
 import { DateTimeISO, UUID } from '../../shared/schema/scalars';
 import { RealCosts, ReportData, ReportState } from './report-document.types';
@@ -117,16 +118,4 @@ export class Report {
 }
 
 @ObjectType('ReportPage', { description: 'A page of reports (spec 2.1)' })
-export class ReportPage {
-  @Field(() => [ReportCompact])
-  items!: ReportCompact[];
-
-  @Field(() => Int, { nullable: true })
-  limit!: number | null;
-
-  @Field(() => Int, { nullable: true })
-  offset!: number | null;
-
-  @Field(() => Int, { nullable: true, description: 'matches for the filters, ignoring limit and offset' })
-  total!: number | null;
-}
+export class ReportPage extends PageType(ReportCompact) {}

@@ -1,29 +1,33 @@
-import { Arg, Args, type ClassType, Ctx, Extensions, FieldResolver, Query, Resolver, Root, UseMiddleware } from 'type-graphql';
-import { ArgumentConstraintsMiddleware } from '../../api/contract/argument-constraints';
+import { Arg, Args, type ClassType, Ctx, Extensions, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import { Contact } from '../contacts/contact.type';
 import { Dealership } from '../dealerships/dealership.types';
-import { requireOrganization, type GraphQLContext } from '../context';
+import { requireOrganization, type RequestContext } from '../context';
 import { notFound } from '../../shared/errors';
 import { GRAPHQL_ONLY, restSelection } from '../../shared/schema/rest-visibility';
 import { UUID } from '../../shared/schema/scalars';
+import { Statements } from '../../shared/schema/statements';
 import { Organization } from '../organizations/organization.type';
 import { User } from '../users/user.types';
 import { ReportsArgs } from './report-filters.args';
 import { Report, ReportCompact, ReportPage } from './report.types';
 import { listReports } from './reports.service';
 
-@UseMiddleware(ArgumentConstraintsMiddleware)
 @Resolver()
 export class ReportsResolver {
+  @Statements(2)
   @Query(() => ReportPage, { description: 'List reports (spec 4.1), newest first by default' })
-  reports(@Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: GraphQLContext): Promise<ReportPage> {
+  reports(@Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: RequestContext): Promise<ReportPage> {
     const organizationId = requireOrganization(context);
     const { limit, offset, order_by, ...filters } = args;
     return listReports(context.db.prisma, organizationId, filters, { limit, offset, order_by });
   }
 
-  @Query(() => Report, { description: 'Fetch one full report (spec 4.2)' })
-  async report(@Arg('report_id', () => UUID) reportId: string, @Ctx() context: GraphQLContext): Promise<Report> {
+  @Statements(1)
+  @Query(() => Report, {
+    nullable: true,
+    description: 'Fetch one full report (spec 4.2). Null, with a NOT_FOUND error, when the organization has no such report: sibling fields keep their data.',
+  })
+  async report(@Arg('report_id', () => UUID) reportId: string, @Ctx() context: RequestContext): Promise<Report> {
     requireOrganization(context);
     const report = await context.loaders.report.load(reportId.toLowerCase());
     if (!report) throw notFound('Report not found');
@@ -47,32 +51,37 @@ function reportRelationsResolver(type: ClassType, profileInRest: boolean) {
   @Resolver(() => type)
   class ReportRelationsResolver {
     @Extensions(GRAPHQL_ONLY)
+    @Statements(1)
     @FieldResolver(() => Organization)
-    organization(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
+    organization(@Root() report: ReportIds, @Ctx() context: RequestContext) {
       return context.loaders.organization.load(report.organization_id);
     }
 
     @Extensions(GRAPHQL_ONLY)
+    @Statements(1)
     @FieldResolver(() => Dealership, { nullable: true })
-    dealership(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
+    dealership(@Root() report: ReportIds, @Ctx() context: RequestContext) {
       return report.dealership_id ? context.loaders.dealership.load(report.dealership_id) : null;
     }
 
     @Extensions(profileInRest ? restSelection('id name email phone') : GRAPHQL_ONLY)
+    @Statements(1)
     @FieldResolver(() => User, { nullable: true, description: 'the creator; for lists, spec 2.2 "profile" (id, name, email, phone)' })
-    profile(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
+    profile(@Root() report: ReportIds, @Ctx() context: RequestContext) {
       return report.profile_id ? context.loaders.user.load(report.profile_id) : null;
     }
 
     @Extensions(GRAPHQL_ONLY)
+    @Statements(1)
     @FieldResolver(() => Contact, { nullable: true })
-    contact(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
+    contact(@Root() report: ReportIds, @Ctx() context: RequestContext) {
       return report.contact_id ? context.loaders.contact.load(report.contact_id) : null;
     }
 
     @Extensions(GRAPHQL_ONLY)
+    @Statements(1)
     @FieldResolver(() => Report, { nullable: true, description: 'the original report of a counter-inspection' })
-    counter(@Root() report: ReportIds, @Ctx() context: GraphQLContext) {
+    counter(@Root() report: ReportIds, @Ctx() context: RequestContext) {
       return report.counter_id ? context.loaders.report.load(report.counter_id) : null;
     }
   }

@@ -2,6 +2,7 @@
  * Reading reports: plain inputs, plain outputs; both GraphQL and REST go through here.
  */
 import type { PrismaClient } from '../../generated/prisma/client';
+import { pageBounds, type Page, type PageRequest } from '../../shared/pagination';
 import type { ReportFilterArgs } from './report-filters.args';
 import {
   groupedReportCountSql,
@@ -14,20 +15,9 @@ import {
 } from './report-query';
 import type { Report, ReportCompact } from './report.types';
 
-export interface PageRequest {
-  limit?: number | null;
-  offset?: number | null;
+export interface ReportListRequest extends PageRequest {
   order_by?: string | null;
 }
-
-export interface Page<T> {
-  items: T[];
-  limit: number;
-  offset: number;
-  total: number;
-}
-
-export const DEFAULT_LIMIT = 100;
 
 export function toCompactReport(row: CompactReportRow): ReportCompact {
   return {
@@ -37,15 +27,11 @@ export function toCompactReport(row: CompactReportRow): ReportCompact {
   };
 }
 
-function pageBounds(page: PageRequest) {
-  return { limit: page.limit ?? DEFAULT_LIMIT, offset: page.offset ?? 0 };
-}
-
 export async function listReports(
   prisma: PrismaClient,
   organizationId: string,
   filters: Partial<ReportFilterArgs>,
-  page: PageRequest,
+  page: ReportListRequest,
 ): Promise<Page<ReportCompact>> {
   const { limit, offset } = pageBounds(page);
   const order = parseReportOrder(page.order_by);
@@ -63,7 +49,7 @@ export async function listReportsByGroup(
   column: ReportGroupColumn,
   groupIds: string[],
   filters: Partial<ReportFilterArgs>,
-  page: PageRequest,
+  page: ReportListRequest,
 ): Promise<Map<string, Page<ReportCompact>>> {
   const { limit, offset } = pageBounds(page);
   const order = parseReportOrder(page.order_by);

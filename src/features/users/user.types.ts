@@ -1,6 +1,10 @@
-import { ArgsType, Extensions, Field, Int, ObjectType } from 'type-graphql';
+import { ArgsType, Extensions, Field, ObjectType } from 'type-graphql';
+import { PageArgs, PageType } from '../../shared/pagination';
+import { Rules } from '../../shared/schema/input-rules';
 import { GRAPHQL_ONLY } from '../../shared/schema/rest-visibility';
 import { DateTimeISO, JSON, UUID } from '../../shared/schema/scalars';
+
+export const USER_ORDER_FIELDS = ['created_at', 'name', 'email', 'last_activity'] as const;
 
 /** A user of the organization (spec 2.5). */
 @ObjectType('User')
@@ -52,29 +56,9 @@ export class User {
   address!: unknown;
 }
 
+/** spec 2.1: the users list documents offset and total as always present. */
 @ObjectType('UserPage', { description: 'A page of users (spec 2.1)' })
-export class UserPage {
-  @Field(() => [User])
-  items!: User[];
-
-  @Field(() => Int, { nullable: true })
-  limit!: number | null;
-
-  @Field(() => Int)
-  offset!: number;
-
-  @Field(() => Int)
-  total!: number;
-}
-
-@ArgsType()
-export class PageArgs {
-  @Field(() => Int, { nullable: true, defaultValue: 100, description: 'page size, 0 to 1000' })
-  limit?: number | null;
-
-  @Field(() => Int, { defaultValue: 0, description: 'items to skip' })
-  offset!: number;
-}
+export class UserPage extends PageType(User, { required: ['offset', 'total'] }) {}
 
 @ArgsType()
 export class UsersArgs extends PageArgs {
@@ -92,8 +76,9 @@ export class UsersArgs extends PageArgs {
 
   @Field(() => String, {
     nullable: true,
-    description: 'comma-separated fields, `-` for descending: created_at, name, email, last_activity (default -created_at)',
+    description: `comma-separated fields, \`-\` for descending: ${USER_ORDER_FIELDS.join(', ')} (default -created_at)`,
   })
+  @Rules({ kind: 'length', max: 200 }, { kind: 'orderBy', fields: USER_ORDER_FIELDS })
   order_by?: string | null;
 }
 

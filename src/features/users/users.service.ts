@@ -1,10 +1,8 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
-import { parseOrderBy, type OrderTerm } from '../../shared/order-by';
-import type { Page, PageRequest } from '../reports/reports.service';
-import { DEFAULT_LIMIT } from '../reports/reports.service';
-import type { User, UsersArgs } from './user.types';
+import { orderTerms, prismaOrderBy, type OrderTerm } from '../../shared/order-by';
+import { pageBounds, type Page, type PageRequest } from '../../shared/pagination';
+import { USER_ORDER_FIELDS, type User, type UsersArgs } from './user.types';
 
-export const USER_ORDER_FIELDS = ['created_at', 'name', 'email', 'last_activity'] as const;
 const DEFAULT_USER_ORDER: OrderTerm[] = [{ field: 'created_at', descending: true }];
 
 export const USER_SELECT = {
@@ -26,11 +24,7 @@ export const USER_SELECT = {
 } satisfies Prisma.UserSelect;
 
 function userOrder(raw: string | null | undefined): Prisma.UserOrderByWithRelationInput[] {
-  const terms = parseOrderBy(raw, USER_ORDER_FIELDS, DEFAULT_USER_ORDER);
-  return [
-    ...terms.map((t) => ({ [t.field]: t.descending ? 'desc' : 'asc' }) as Prisma.UserOrderByWithRelationInput),
-    { id: 'asc' },
-  ];
+  return prismaOrderBy<Prisma.UserOrderByWithRelationInput>(orderTerms(raw, USER_ORDER_FIELDS, DEFAULT_USER_ORDER), 'id');
 }
 
 export async function listUsers(
@@ -38,8 +32,7 @@ export async function listUsers(
   organizationId: string,
   args: Partial<UsersArgs>,
 ): Promise<Page<User>> {
-  const limit = args.limit ?? DEFAULT_LIMIT;
-  const offset = args.offset ?? 0;
+  const { limit, offset } = pageBounds(args);
   const where: Prisma.UserWhereInput = {
     AND: [
       { organization_id: organizationId },
@@ -67,8 +60,7 @@ export async function listUsersByDealership(
   dealershipIds: string[],
   page: PageRequest,
 ): Promise<Map<string, Page<User>>> {
-  const limit = page.limit ?? DEFAULT_LIMIT;
-  const offset = page.offset ?? 0;
+  const { limit, offset } = pageBounds(page);
   const [rows, counts] = await Promise.all([
     prisma.$queryRaw<(User & { row_number: number })[]>`
       SELECT * FROM (

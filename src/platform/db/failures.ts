@@ -16,7 +16,7 @@
  *   P2028 "Unable to start a transaction in the given time".
  */
 
-import { logger } from '../logger';
+import { logger, type Logger } from '../logger';
 
 export type DatabaseFailureKind = 'unavailable' | 'timeout';
 
@@ -46,6 +46,9 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'
  * 57P03 cannot connect now (starting up, in recovery), 53300 too many connections.
  */
 function sqlStateFailure(code: string): DatabaseFailure | undefined {
+  // 08P01 (protocol violation) is the driver's own mistake, e.g. more bind parameters than the
+  // protocol counts: a bug to fix, not an outage to wait out.
+  if (code === '08P01') return undefined;
   if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '53300'].includes(code)) return UNAVAILABLE;
   // 57014: query_canceled, which is what statement_timeout raises.
   if (code === '57014') return TIMEOUT;
@@ -111,10 +114,10 @@ export function databaseFailureOf(error: unknown): DatabaseFailure | undefined {
 
 /**
  * `databaseFailureOf`, for the places that answer it with a 503: the cause goes to the log once,
- * as a warning (an outage is an operational event, not a bug), with whatever the caller knows.
+ * as a warning (an outage is an operational event, not a bug), through the request's logger.
  */
-export function answeredDatabaseFailure(error: unknown, fields: Record<string, unknown> = {}): DatabaseFailure | undefined {
+export function answeredDatabaseFailure(error: unknown, log: Logger = logger): DatabaseFailure | undefined {
   const failure = databaseFailureOf(error);
-  if (failure) logger.warn({ ...fields, err: error, failure: failure.kind }, 'database failure: answered 503');
+  if (failure) log.warn({ err: error, failure: failure.kind }, 'database failure: answered 503');
   return failure;
 }

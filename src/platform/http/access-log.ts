@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pinoHttp } from 'pino-http';
 import { logger } from '../logger';
-import { matchRoutes, REST_BASE_PATH } from '../../api/rest/routes';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -17,25 +16,14 @@ export function requestIdOf(req: IncomingMessage): string {
   return id && SANE_REQUEST_ID.test(id) ? id : randomUUID();
 }
 
-/** Paths served as they are, without parameters (express also serves them with a trailing slash). */
-const FIXED_PATHS = new Set(['/graphql', '/openapi.json', '/docs', '/healthz', '/readyz', '/metrics']);
-const ASSET_PATH = /^\/(docs|graphql)\/assets\/[^/]+$/;
 export const UNMATCHED_ROUTE = 'unmatched';
 
 /**
- * The route a path is served by, as a template (`/public/reports/{report_id}`), for the access log
- * and the metrics: ids never appear, and anything else is `unmatched`, so the set stays bounded.
+ * The route a request is served by, as a template (`/public/reports/{report_id}`), for the access
+ * log and the metrics: ids never appear, and anything else is `unmatched`, so the set stays bounded.
+ * The application knows its routes and provides it.
  */
-export function routeTemplateOf(method: string, path: string): string {
-  const bare = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  if (FIXED_PATHS.has(bare)) return bare;
-  const asset = ASSET_PATH.exec(path);
-  if (asset) return `/${asset[1]}/assets/{file}`;
-  // `/public/reports/create-lead` is also a `{report_id}`: the method decides.
-  const candidates = matchRoutes(path);
-  const route = candidates.find((r) => r.method === method) ?? candidates[0];
-  return route ? `${REST_BASE_PATH}${route.path.replace(/:(\w+)/g, '{$1}')}` : UNMATCHED_ROUTE;
-}
+export type RouteTemplateOf = (method: string, path: string) => string;
 
 /**
  * Names the organization whose key made the request, for the access log line (the key itself is
@@ -48,7 +36,7 @@ export function recordOrganization(res: ServerResponse, organizationId: string |
 /** pino-http's own error for a 5xx without one: a stack of its internals, not ours. */
 const isSyntheticError = (res: ServerResponse, error: Error) => error.message === `failed with status code ${res.statusCode}`;
 
-export const accessLog = pinoHttp({
+export const accessLog = (routeTemplateOf: RouteTemplateOf) => pinoHttp({
   logger,
   genReqId: (req: IncomingMessage, res: ServerResponse) => {
     const id = requestIdOf(req);

@@ -2,7 +2,7 @@
  * The HTTP server around the express app, with the limits only the server can enforce: header
  * size and the time a client may take to send its request (slow clients must not hold sockets).
  * Node answers those itself, before express sees anything; the `clientError` handler here makes
- * those answers JSON like every other response (decisions.md).
+ * those answers JSON like every other response (api-behaviour.md).
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';

@@ -5,11 +5,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { Registry } from 'prom-client';
-import type { PrismaClient } from '../../generated/prisma/client';
-import { logger } from '../logger';
-import { routeTemplateOf } from '../http/access-log';
+import type { RouteTemplateOf } from '../http/access-log';
 import type { AppMetrics } from './metrics';
-import { registerOutboxBacklog } from '../../features/notifications/outbox-backlog';
 import { processMetricsRegistry } from './process-metrics';
 
 const METRICS_PATH = '/metrics';
@@ -27,7 +24,7 @@ function bearerOf(header: string | undefined): string | undefined {
 }
 
 /** Times the request from here to the last byte (or the client hanging up). */
-function timeRequests(metrics: AppMetrics): RequestHandler {
+function timeRequests(metrics: AppMetrics, routeTemplateOf: RouteTemplateOf): RequestHandler {
   return (req, res, next) => {
     // Routers below rewrite req.url; originalUrl keeps the path as it came.
     const path = req.originalUrl.split('?')[0]!;
@@ -41,14 +38,21 @@ function timeRequests(metrics: AppMetrics): RequestHandler {
   };
 }
 
-/** Mount once per app, early: requests are timed from here on. Adds the outbox backlog gauges. */
-export function metricsRouter(metrics: AppMetrics, options: { prisma: PrismaClient; token?: string }): Router {
-  registerOutboxBacklog(metrics.registry, options.prisma, logger);
-  const router = Router();
+export interface MetricsRouterOptions {
+  /** When set, scrapes need `Authorization: Bearer <token>`. */
+  token?: string;
+  routeTemplateOf: RouteTemplateOf;
+  /** Serve GET /metrics on this app (false: it only times requests; another server serves the endpoint). */
+  serveEndpoint?: boolean;
+}
+
+/** GET /metrics, exactly (case-sensitive, no trailing slash: what a proxy rule blocks is what this serves). */
+export function metricsEndpoint(metrics: AppMetrics, token: string | undefined): Router {
+  const router = Router({ caseSensitive: true, strict: true });
   router.get(METRICS_PATH, async (req, res) => {
-    if (options.token !== undefined) {
+    if (token !== undefined) {
       const given = bearerOf(req.headers.authorization);
-      if (given === undefined || !sameToken(given, options.token)) {
+      if (given === undefined || !sameToken(given, token)) {
         res.status(401).set('www-authenticate', 'Bearer realm="metrics"').json({ detail: 'Not authenticated' });
         return;
       }
@@ -56,7 +60,14 @@ export function metricsRouter(metrics: AppMetrics, options: { prisma: PrismaClie
     const registry = Registry.merge([processMetricsRegistry(), metrics.registry]);
     res.set('cache-control', 'no-store').type(registry.contentType).send(await registry.metrics());
   });
+  return router;
+}
+
+/** Mount once per app, early: requests are timed from here on. */
+export function metricsRouter(metrics: AppMetrics, options: MetricsRouterOptions): Router {
+  const router = Router();
+  if (options.serveEndpoint !== false) router.use(metricsEndpoint(metrics, options.token));
   // After the endpoint: scrapes are not timed, everything else is.
-  router.use(timeRequests(metrics));
+  router.use(timeRequests(metrics, options.routeTemplateOf));
   return router;
 }

@@ -6,8 +6,6 @@
  */
 import { Counter, Histogram, Registry } from 'prom-client';
 import type { DatabaseOptions } from '../db/database';
-import type { ChannelName } from '../../features/notifications/channels';
-import type { DispatcherMetrics } from '../../features/notifications/dispatcher';
 import type { RateLimitKind } from '../rate-limit/rate-limiter';
 
 export type ApiInterface = 'rest' | 'graphql';
@@ -18,13 +16,15 @@ const ATTEMPT_OUTCOMES = { sent: 'sent', pending: 'retrying', failed: 'failed' }
 /** The statement kinds worth telling apart; anything else is `other`. */
 const SQL_OPERATIONS = new Set(['select', 'insert', 'update', 'delete', 'with', 'begin', 'commit', 'rollback', 'savepoint', 'release', 'set']);
 
-export interface AppMetrics extends DispatcherMetrics {
+export interface AppMetrics {
   registry: Registry;
   httpRequestDuration: Histogram<'method' | 'route' | 'status_code'>;
   /** Fits `DatabaseOptions.onQuery`: times every SQL statement by its kind. */
   observeQuery: NonNullable<DatabaseOptions['onQuery']>;
   /** A rejection recorder for one interface, for `reportingRejections`. */
   rateLimitRejected(api: ApiInterface): (limit: RateLimitKind) => void;
+  /** One notification delivery attempt and the row's status after it. */
+  notificationAttempted(channel: string, status: keyof typeof ATTEMPT_OUTCOMES): void;
 }
 
 /** The SQL verb of a statement (`select`, `insert`, ...): its text and values never become labels. */
@@ -67,6 +67,6 @@ export function createMetrics(): AppMetrics {
     httpRequestDuration,
     observeQuery: ({ query, durationMs }) => dbQueryDuration.observe({ operation: sqlOperationOf(query) }, durationMs / 1000),
     rateLimitRejected: (api) => (limit) => rateLimitRejections.inc({ limit, interface: api }),
-    notificationAttempted: (channel: ChannelName, status) => notificationAttempts.inc({ channel, outcome: ATTEMPT_OUTCOMES[status] }),
+    notificationAttempted: (channel, status) => notificationAttempts.inc({ channel, outcome: ATTEMPT_OUTCOMES[status] }),
   };
 }

@@ -1,8 +1,9 @@
 /**
- * Per-API-key rate limits (decisions.md: 429 with Retry-After and the IETF httpapi RateLimit
- * headers). Shared across instances through Redis when REDIS_URL is set; when Redis is down the
- * limits fall back to per-instance memory (rate-limiter-flexible's insurance limiter) with a
- * warning, and the service keeps serving.
+ * Rate limits (429 with Retry-After and the IETF httpapi RateLimit headers): a budget of points per
+ * organization (a request costs the SQL statements it may run), a lower one for lead creation, and
+ * one per client address for requests without a valid key. Shared across instances through Redis
+ * when REDIS_URL is set; when Redis is down the limits fall back to per-instance memory
+ * (rate-limiter-flexible's insurance limiter) with a warning, and the service keeps serving.
  */
 import Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -24,7 +25,10 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  consume(key: string): Promise<RateLimitDecision>;
+  /** Takes `points` (default 1) from the key's budget; refused when fewer remain. */
+  consume(key: string, points?: number): Promise<RateLimitDecision>;
+  /** Whether the key's budget is already spent, without taking anything. */
+  isExhausted(key: string): Promise<boolean>;
 }
 
 function headersFor(policy: RateLimitPolicy, remaining: number, resetSeconds: number): Record<string, string> {
@@ -47,9 +51,9 @@ export function createRateLimiter(policy: RateLimitPolicy, redis?: Redis): RateL
       })
     : memory;
   return {
-    async consume(key) {
+    async consume(key, points = 1) {
       try {
-        const result = await limiter.consume(key);
+        const result = await limiter.consume(key, points);
         const reset = Math.ceil(result.msBeforeNext / 1000);
         return { allowed: true, headers: headersFor(policy, result.remainingPoints, reset), retryAfterSeconds: 0 };
       } catch (rejection) {
@@ -61,6 +65,10 @@ export function createRateLimiter(policy: RateLimitPolicy, redis?: Redis): RateL
           retryAfterSeconds: retryAfter,
         };
       }
+    },
+    async isExhausted(key) {
+      const state = await limiter.get(key).catch(() => null);
+      return state !== null && state.remainingPoints <= 0;
     },
   };
 }
@@ -81,34 +89,45 @@ export function connectRedis(url: string): Redis {
 }
 
 export interface RateLimits {
+  /** per organization, in points (SQL statements a request may run) */
   requests: RateLimiter;
+  /** lead creations per organization */
   leads: RateLimiter;
+  /** per client address, for requests without a valid key (missing or failed authentication) */
+  anonymous: RateLimiter;
   close(): Promise<void>;
 }
 
-export type RateLimitKind = 'requests' | 'leads';
+export type RateLimitKind = 'requests' | 'leads' | 'anonymous';
 
 /** The same limits (same budgets), telling `onRejected` of every refusal: metrics count them. */
 export function reportingRejections(limits: RateLimits, onRejected: (kind: RateLimitKind) => void): RateLimits {
   const reporting = (kind: RateLimitKind): RateLimiter => ({
-    async consume(key) {
-      const decision = await limits[kind].consume(key);
+    async consume(key, points) {
+      const decision = await limits[kind].consume(key, points);
       if (!decision.allowed) onRejected(kind);
       return decision;
     },
+    isExhausted: (key) => limits[kind].isExhausted(key),
   });
-  return { requests: reporting('requests'), leads: reporting('leads'), close: () => limits.close() };
+  return { requests: reporting('requests'), leads: reporting('leads'), anonymous: reporting('anonymous'), close: () => limits.close() };
 }
 
-export function createRateLimits(options: {
+export interface RateLimitSettings {
   redisUrl?: string;
+  /** points per minute per organization */
   requestsPerMinute: number;
   leadsPerMinute: number;
-}): RateLimits {
+  /** requests per minute per client address without a valid key */
+  anonymousPerMinute: number;
+}
+
+export function createRateLimits(options: RateLimitSettings): RateLimits {
   const redis = options.redisUrl ? connectRedis(options.redisUrl) : undefined;
   return {
     requests: createRateLimiter({ name: 'requests', points: options.requestsPerMinute, windowSeconds: 60 }, redis),
     leads: createRateLimiter({ name: 'leads', points: options.leadsPerMinute, windowSeconds: 60 }, redis),
+    anonymous: createRateLimiter({ name: 'anonymous', points: options.anonymousPerMinute, windowSeconds: 60 }, redis),
     async close() {
       redis?.disconnect();
     },

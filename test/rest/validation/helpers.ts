@@ -1,10 +1,6 @@
 import { buildSchema, type GraphQLArgument, type GraphQLSchema } from 'graphql';
-import {
-  type ConstraintTable,
-  type Location,
-  validateArguments,
-  type ValidationResult,
-} from '../../../src/api/contract/validation';
+import { type Location, validateArguments, type ValidationResult } from '../../../src/api/contract/validation';
+import { INPUT_RULES_EXTENSION, type InputRule } from '../../../src/shared/schema/input-rules';
 
 /** A throwaway schema shaped like the real one (graphql-scalars names: UUID, DateTimeISO, JSON). */
 export const SDL = /* GraphQL */ `
@@ -46,8 +42,17 @@ export const SDL = /* GraphQL */ `
   }
 `;
 
-export const REPORT_CONSTRAINTS: ConstraintTable = { limit: { ge: 0, le: 1000 }, offset: { ge: 0 } };
-export const LEAD_CONSTRAINTS: ConstraintTable = { custom_sms: { maxLength: 480 } };
+export type RuleTable = Record<string, InputRule[]>;
+
+export const REPORT_RULES: RuleTable = { limit: [{ kind: 'range', ge: 0, le: 1000 }], offset: [{ kind: 'range', ge: 0 }] };
+export const LEAD_RULES: RuleTable = { custom_sms: [{ kind: 'length', max: 480 }] };
+
+/** A throwaway schema's argument with the rules the real one declares with `@Rules`. */
+export function withRules(arg: GraphQLArgument, rules: InputRule[] | undefined): GraphQLArgument {
+  return { ...arg, extensions: { [INPUT_RULES_EXTENSION]: rules ?? [] } };
+}
+
+const rulesFrom = (table: RuleTable) => (arg: GraphQLArgument) => table[arg.name] ?? [];
 
 export function fieldArgs(schema: GraphQLSchema, rootType: 'Query' | 'Mutation', field: string): readonly GraphQLArgument[] {
   const root = rootType === 'Query' ? schema.getQueryType() : schema.getMutationType();
@@ -66,7 +71,7 @@ export function listReports(query: Record<string, string | string[]>, sdl?: stri
     query,
     path: {},
     body: undefined,
-    constraints: REPORT_CONSTRAINTS,
+    rulesOf: rulesFrom(REPORT_RULES),
   });
 }
 
@@ -77,7 +82,7 @@ export function createLead(body: unknown): ValidationResult {
     query: {},
     path: {},
     body,
-    constraints: LEAD_CONSTRAINTS,
+    rulesOf: rulesFrom(LEAD_RULES),
   });
 }
 

@@ -1,12 +1,12 @@
-import { openApiParameterSchema } from '../../../src/api/contract/validation';
-import { fieldArgs, LEAD_CONSTRAINTS, REPORT_CONSTRAINTS, schema } from './helpers';
+import { openApiParameterSchema } from '../../../src/api/openapi/argument-schema';
+import { fieldArgs, LEAD_RULES, REPORT_RULES, schema, withRules } from './helpers';
 
 const reportArgs = Object.fromEntries(fieldArgs(schema, 'Query', 'reports').map((a) => [a.name, a]));
 const leadArgs = Object.fromEntries(fieldArgs(schema, 'Mutation', 'createLead').map((a) => [a.name, a]));
 
 describe('openApiParameterSchema', () => {
   it('integers carry default, bounds and nullability', () => {
-    expect(openApiParameterSchema(reportArgs.limit!, REPORT_CONSTRAINTS.limit)).toEqual({
+    expect(openApiParameterSchema(withRules(reportArgs.limit!, REPORT_RULES.limit))).toEqual({
       type: 'integer',
       format: 'int32',
       minimum: 0,
@@ -14,7 +14,7 @@ describe('openApiParameterSchema', () => {
       nullable: true,
       default: 100,
     });
-    expect(openApiParameterSchema(reportArgs.offset!, REPORT_CONSTRAINTS.offset)).toEqual({
+    expect(openApiParameterSchema(withRules(reportArgs.offset!, REPORT_RULES.offset))).toEqual({
       type: 'integer',
       format: 'int32',
       minimum: 0,
@@ -50,7 +50,7 @@ describe('openApiParameterSchema', () => {
       nullable: true,
     });
     expect(openApiParameterSchema(leadArgs.lang!)).toEqual({ type: 'string', enum: ['fr', 'en', 'es'], default: 'fr' });
-    expect(openApiParameterSchema(leadArgs.custom_sms!, LEAD_CONSTRAINTS.custom_sms)).toEqual({
+    expect(openApiParameterSchema(withRules(leadArgs.custom_sms!, LEAD_RULES.custom_sms))).toEqual({
       type: 'string',
       maxLength: 480,
       nullable: true,

@@ -28,12 +28,9 @@ export const SCALAR = {
   Float: 'Float',
   Boolean: 'Boolean',
   String: 'String',
-  ID: 'ID',
   UUID: 'UUID',
   DateTimeISO: 'DateTimeISO',
-  DateTime: 'DateTime',
   JSON: 'JSON',
-  JSONObject: 'JSONObject',
 } as const;
 
 const ok = (value: unknown): Coercion => ({ ok: true, value });
@@ -49,17 +46,13 @@ export function coerceLeaf(type: LeafType, raw: unknown, source: Source): Coerci
     case SCALAR.Boolean:
       return coerceBoolean(raw);
     case SCALAR.String:
-    case SCALAR.ID:
       return typeof raw === 'string' ? ok(raw) : fail(errors.stringType(raw));
     case SCALAR.UUID:
       return coerceUuid(raw);
     case SCALAR.DateTimeISO:
-    case SCALAR.DateTime:
       return coerceDateTime(raw);
     case SCALAR.JSON:
       return coerceJson(raw, source);
-    case SCALAR.JSONObject:
-      return coerceJsonObject(raw, source);
     default:
       return coerceCustomScalar(type, raw);
   }
@@ -140,14 +133,6 @@ function coerceJson(raw: unknown, source: Source): Coercion {
   if (typeof raw !== 'string') return fail(errors.jsonType(raw));
   const parsed = parseJsonLikePydantic(raw);
   return parsed.ok ? ok(parsed.value) : fail(errors.jsonInvalid(raw, parsed.reason));
-}
-
-function coerceJsonObject(raw: unknown, source: Source): Coercion {
-  const json = coerceJson(raw, source);
-  if (!json.ok) return json;
-  const value = json.value;
-  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-  return isObject ? json : fail(errors.dictType(source === 'json' ? raw : value));
 }
 
 /**

@@ -17,15 +17,12 @@ import {
   isListType,
   isNonNullType,
 } from 'graphql';
-import { coerceLeaf, type Source } from './coerce';
-import {
-  type ArgumentConstraints,
-  type ConstraintTable,
-  checkConstraints,
-  checkGraphQLIntRange,
-} from './constraints';
+import { rulesOf as declaredRules, type InputRule } from '../../../shared/schema/input-rules';
+import { checkCrossRules, checkFieldRules } from '../argument-rules';
 import * as errors from '../pydantic-errors';
 import { atLoc, type Location, type LocSegment, type PydanticErrorItem } from '../pydantic-errors';
+import { coerceLeaf, type Source } from './coerce';
+import { checkGraphQLIntRange } from './graphql-int-range';
 
 export interface ValidationInput {
   /** the GraphQL field's arguments (graphql-js `field.args`) */
@@ -39,7 +36,8 @@ export interface ValidationInput {
   body: unknown;
   /** request headers as node gives them (lower-case names); needed only for header arguments */
   headers?: Record<string, string | string[] | undefined>;
-  constraints?: ConstraintTable;
+  /** the rules of an argument; by default those declared on it (`@Rules`, in its extensions) */
+  rulesOf?: (arg: GraphQLArgument) => readonly InputRule[];
 }
 
 export type ValidationResult =
@@ -61,7 +59,20 @@ export function validateArguments(input: ValidationInput): ValidationResult {
     if (location === 'body') validateBody(args, input, variables, found);
     else validateParameters(location, args, input, variables, found);
   }
+  // Rules between arguments, like a model validator: once every argument has been read.
+  const failed = new Set(found.map((item) => argumentOf(item, input)));
+  const passed = new Set(input.args.map((arg) => arg.name).filter((name) => !failed.has(name) && name in variables));
+  const modelInput = isPlainObject(input.body) ? input.body : undefined;
+  for (const item of checkCrossRules(input.args, variables, passed, modelInput)) {
+    found.push({ ...item, loc: [input.locationOf(String(item.loc[0])), ...item.loc] });
+  }
   return found.length > 0 ? { ok: false, errors: found } : { ok: true, variables };
+}
+
+/** The argument an item is about: `loc` is `[location, name, ...]`, or `['body']` for the whole body. */
+function argumentOf(item: PydanticErrorItem, input: ValidationInput): string {
+  const name = item.loc[1];
+  return typeof name === 'string' && input.args.some((arg) => arg.name === name) ? name : '';
 }
 
 // --- query / path / header ------------------------------------------------------------------
@@ -84,10 +95,14 @@ function validateParameters(
       else if (isNonNullType(arg.type)) found.push(atLoc(loc, errors.missing(null)));
       continue;
     }
-    const result = coerceValue(arg.type, raw, 'text', loc, input.constraints?.[arg.name]);
+    const result = coerceValue(arg.type, raw, 'text', loc, rulesFor(arg, input));
     if (result.ok) variables[arg.name] = result.value;
     else found.push(...result.errors);
   }
+}
+
+function rulesFor(arg: GraphQLArgument, input: ValidationInput): readonly InputRule[] {
+  return (input.rulesOf ?? declaredRules)(arg);
 }
 
 function rawParameter(location: Exclude<Location, 'body'>, key: string, input: ValidationInput): unknown {
@@ -132,7 +147,7 @@ function validateBody(
       else if (isNonNullType(arg.type)) found.push(atLoc(loc, errors.missing(body)));
       continue;
     }
-    const result = coerceValue(arg.type, body[arg.name], 'json', loc, input.constraints?.[arg.name]);
+    const result = coerceValue(arg.type, body[arg.name], 'json', loc, rulesFor(arg, input));
     if (result.ok) variables[arg.name] = result.value;
     else found.push(...result.errors);
   }
@@ -147,7 +162,7 @@ function coerceValue(
   raw: unknown,
   source: Source,
   loc: LocSegment[],
-  constraints: ArgumentConstraints | undefined,
+  rules: readonly InputRule[],
 ): ValueResult {
   // JSON null: fine for a nullable type (`X | None`); for a non-null one the type's own
   // error, e.g. `bool_type` for `sendEmail: null` (Pydantic's `bool = False`).
@@ -161,7 +176,7 @@ function coerceValue(
     const values: unknown[] = [];
     const itemErrors: PydanticErrorItem[] = [];
     items.forEach((item, index) => {
-      const result = coerceValue(nullable.ofType, item, source, [...loc, index], constraints);
+      const result = coerceValue(nullable.ofType, item, source, [...loc, index], rules);
       if (result.ok) values.push(result.value);
       else itemErrors.push(...result.errors);
     });
@@ -179,7 +194,7 @@ function coerceValue(
         else if (isNonNullType(field.type)) fieldErrors.push(atLoc(fieldLoc, errors.missing(raw)));
         continue;
       }
-      const result = coerceValue(field.type, raw[field.name], 'json', fieldLoc, undefined);
+      const result = coerceValue(field.type, raw[field.name], 'json', fieldLoc, []);
       if (result.ok) value[field.name] = result.value;
       else fieldErrors.push(...result.errors);
     }
@@ -191,11 +206,11 @@ function coerceValue(
   const single = source === 'text' && Array.isArray(raw) ? raw[raw.length - 1] : raw;
   const coerced = coerceLeaf(nullable, single, source);
   if (!coerced.ok) return { ok: false, errors: [atLoc(loc, coerced.error)] };
-  const violation =
-    checkConstraints(coerced.value, single, constraints) ??
-    (nullable.name === 'Int' ? checkGraphQLIntRange(coerced.value as number, single) : null);
-  if (violation) return { ok: false, errors: [atLoc(loc, violation)] };
-  return { ok: true, value: coerced.value };
+  const checked = checkFieldRules(rules, coerced.value, single);
+  if (!checked.ok) return { ok: false, errors: [atLoc(loc, checked.error)] };
+  const outOfRange = nullable.name === 'Int' ? checkGraphQLIntRange(checked.value as number, single) : null;
+  if (outOfRange) return { ok: false, errors: [atLoc(loc, outOfRange)] };
+  return { ok: true, value: checked.value };
 }
 
 // --- helpers -----------------------------------------------------------------------------------

@@ -1,0 +1,169 @@
+/**
+ * Checks the rules declared on arguments (shared/schema/input-rules.ts) and words their failures
+ * as Pydantic would: field rules in Pydantic's order (bounds first, then validators), and rules
+ * that relate two arguments once every field is known, like a model validator. Used by both
+ * interfaces: REST after reading each value from text or JSON, GraphQL on the values graphql-js
+ * has already typed.
+ */
+import type { GraphQLArgument } from 'graphql';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import type { InputErrorItem } from '../../shared/errors';
+import { parseOrderBy } from '../../shared/order-by';
+import { rulesOf, type InputRule } from '../../shared/schema/input-rules';
+import { validateEmailLikePydantic } from './email-address';
+import * as errors from './pydantic-errors';
+import type { LocatedLater } from './pydantic-errors';
+import { unstorableReason } from './storable-text';
+
+export type FieldCheck = { ok: true; value: unknown } | { ok: false; error: LocatedLater };
+
+/** The default region of a phone number written without its country code, by notification language. */
+const REGION_OF_LANGUAGE: Readonly<Record<string, CountryCode>> = {
+  fr: 'FR',
+  en: 'GB',
+  es: 'ES',
+  de: 'DE',
+  it: 'IT',
+  nl: 'NL',
+  pt: 'PT',
+};
+const DEFAULT_PHONE_REGION: CountryCode = 'FR';
+
+const isAbsent = (value: unknown) => value === undefined || value === null;
+
+/**
+ * One argument's value against its own rules. The value has its GraphQL type already (a number
+ * for an Int, a string for a String…); the result is the value to use (normalized where a rule
+ * says so, e.g. an e-mail address).
+ */
+export function checkFieldRules(rules: readonly InputRule[], value: unknown, raw: unknown = value): FieldCheck {
+  if (isAbsent(value)) return { ok: true, value };
+  const unstorable = unstorableReason(value);
+  if (unstorable) return { ok: false, error: errors.valueError(unstorable.tooDeep ? null : raw, unstorable.reason) };
+  // Bounds before validators, and `le` before `ge`, as pydantic-core checks them.
+  for (const rule of rules) {
+    const failure = boundFailure(rule, value, raw);
+    if (failure) return { ok: false, error: failure };
+  }
+  let current: unknown = value;
+  for (const rule of rules) {
+    const result = validatorResult(rule, current, raw);
+    if (!result.ok) return result;
+    current = result.value;
+  }
+  return { ok: true, value: current };
+}
+
+function boundFailure(rule: InputRule, value: unknown, raw: unknown): LocatedLater | null {
+  if (rule.kind === 'range' && typeof value === 'number') {
+    if (rule.le !== undefined && !(value <= rule.le)) return errors.lessThanEqual(raw, rule.le);
+    if (rule.ge !== undefined && !(value >= rule.ge)) return errors.greaterThanEqual(raw, rule.ge);
+  }
+  if (rule.kind === 'length' && typeof value === 'string' && codePoints(value) > rule.max) {
+    return errors.stringTooLong(raw, rule.max);
+  }
+  return null;
+}
+
+function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCheck {
+  switch (rule.kind) {
+    case 'email': {
+      if (typeof value !== 'string') return { ok: true, value };
+      const checked = validateEmailLikePydantic(value);
+      return checked.ok ? { ok: true, value: checked.normalized } : { ok: false, error: invalidEmail(raw, checked.reason) };
+    }
+    case 'orderBy': {
+      if (typeof value !== 'string' || value === '') return { ok: true, value };
+      const { unknown } = parseOrderBy(value, rule.fields);
+      if (unknown.length === 0) return { ok: true, value };
+      const field = unknown[0]!.replace(/^-/, '');
+      return { ok: false, error: errors.valueError(raw, `unknown order_by field '${field}'; allowed: ${rule.fields.join(', ')}`) };
+    }
+    case 'placeholders': {
+      if (typeof value !== 'string') return { ok: true, value };
+      const unknown = [...value.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]!).find((name) => !rule.allowed.includes(name));
+      if (unknown === undefined) return { ok: true, value };
+      const allowed = rule.allowed.map((p) => `{${p}}`).join(', ');
+      return { ok: false, error: errors.valueError(raw, `unknown placeholder {${unknown}}; allowed: ${allowed}`) };
+    }
+    case 'searchTerms': {
+      if (typeof value !== 'string') return { ok: true, value };
+      const terms = value.split(/\s+/).filter(Boolean);
+      if (terms.length > rule.maxTerms) {
+        return { ok: false, error: errors.valueError(raw, `at most ${rule.maxTerms} search terms, got ${terms.length}`) };
+      }
+      const long = terms.find((term) => codePoints(term) > rule.maxTermLength);
+      if (long !== undefined) {
+        return { ok: false, error: errors.valueError(raw, `a search term has at most ${rule.maxTermLength} characters`) };
+      }
+      return { ok: true, value };
+    }
+    case 'pattern': {
+      if (typeof value !== 'string' || new RegExp(rule.pattern, 'u').test(value)) return { ok: true, value };
+      return { ok: false, error: errors.stringPatternMismatch(raw, rule.pattern) };
+    }
+    case 'jsonSize': {
+      if (JSON.stringify(value).length > rule.maxLength) {
+        return { ok: false, error: errors.valueError(raw, `JSON value longer than ${rule.maxLength} characters`) };
+      }
+      return { ok: true, value };
+    }
+    default:
+      return { ok: true, value };
+  }
+}
+
+/** Pydantic's own item for `EmailStr` (a `PydanticCustomError`, hence `reason` in ctx). */
+function invalidEmail(input: unknown, reason: string): LocatedLater {
+  return { type: 'value_error', msg: `value is not a valid email address: ${reason}`, input, ctx: { reason } };
+}
+
+/**
+ * Rules that relate arguments, checked once each argument has passed its own: a phone number's
+ * region depends on the language, a send flag requires its contact field. `valid` names the
+ * arguments whose values passed; `values` is updated with normalized values. `modelInput` is what
+ * Pydantic reports as the input of a missing field (the whole body).
+ */
+export function checkCrossRules(
+  args: readonly GraphQLArgument[],
+  values: Record<string, unknown>,
+  valid: ReadonlySet<string>,
+  modelInput: unknown,
+): InputErrorItem[] {
+  const found: InputErrorItem[] = [];
+  const passed = new Set(valid);
+  for (const arg of args) {
+    for (const rule of rulesOf(arg)) {
+      const value = values[arg.name];
+      if (rule.kind === 'phone' && passed.has(arg.name) && typeof value === 'string') {
+        const language = passed.has(rule.languageArgument) ? values[rule.languageArgument] : undefined;
+        const region = (typeof language === 'string' && REGION_OF_LANGUAGE[language]) || DEFAULT_PHONE_REGION;
+        const parsed = parsePhoneNumberFromString(value, region);
+        if (!parsed || !parsed.isPossible()) {
+          found.push(errors.atLoc([arg.name], errors.valueError(value, 'value is not a possible phone number')));
+          passed.delete(arg.name);
+        } else {
+          values[arg.name] = parsed.number;
+        }
+      }
+      if (rule.kind === 'requiredWhen' && passed.has(rule.flag) && values[rule.flag] === true && isAbsent(value)) {
+        found.push({ type: 'missing', loc: [arg.name], msg: `Field required when ${rule.flag} is true`, input: modelInput });
+      }
+    }
+  }
+  return found;
+}
+
+/** Python's `len(str)`: code points, not UTF-16 units. */
+function codePoints(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i += 1;
+    }
+    count += 1;
+  }
+  return count;
+}

@@ -1,0 +1,30 @@
+/**
+ * The validation pass on GraphQL: every field that takes arguments checks them (their declared
+ * rules, then the rules between them) before its resolver runs, and reports every failure in one
+ * BAD_USER_INPUT. Applied to the built schema here rather than as a type-graphql middleware on
+ * every field: only fields with arguments pay for it.
+ */
+import { defaultFieldResolver, isObjectType, type GraphQLSchema } from 'graphql';
+import type { RequestContext } from '../../features/context';
+import { invalidInput } from '../../shared/errors';
+import { checkArgumentValues } from '../contract/check-arguments';
+
+export function validateArgumentsBeforeResolving(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      if (field.args.length === 0) continue;
+      const resolve = field.resolve ?? defaultFieldResolver;
+      const isRoot = type === schema.getQueryType() || type === schema.getMutationType();
+      field.resolve = (source, args: Record<string, unknown>, context: RequestContext, info) => {
+        // The REST layer ran the same pass on its route's root field (with its own error locations).
+        if (!(isRoot && context.argumentsValidated)) {
+          const failures = checkArgumentValues(field.args, args);
+          if (failures.length > 0) throw invalidInput(failures);
+        }
+        return resolve(source, args, context, info);
+      };
+    }
+  }
+  return schema;
+}

@@ -1,0 +1,79 @@
+/**
+ * Authentication before any GraphQL work: a request without a valid key is answered 401 before
+ * Apollo parses, validates or prices it, unless it only introspects the schema (kept open for
+ * GraphiQL and code generators; parsed with a small token budget, and throttled per client
+ * address like every keyless request). A valid key's organization goes on to the context.
+ */
+import type { RequestHandler, Response } from 'express';
+import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
+import { recordOrganization } from '../../platform/http/access-log';
+import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS } from '../../platform/db/failures';
+import { invalidApiKey, notAuthenticated, rateLimited, serviceUnavailable, type AppError } from '../../shared/errors';
+import { authenticate, type ApiServices, type Authentication } from '../request-context';
+import { extensionsOf } from './format-error';
+
+/** An introspection query (GraphiQL's, graphql-js's) is under 250 tokens. */
+export const KEYLESS_MAX_TOKENS = 1_000;
+
+const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
+
+export function graphqlAuthenticationGate(services: ApiServices): RequestHandler {
+  return async (req, res, next) => {
+    let auth: Authentication;
+    try {
+      auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '');
+    } catch (error) {
+      // The key lookup is the first statement: PostgreSQL being away is answered here, in GraphQL's shape.
+      const failure = answeredDatabaseFailure(error, req.log);
+      if (!failure) return next(error);
+      return sendError(res, serviceUnavailable(failure.message, DATABASE_RETRY_AFTER_SECONDS));
+    }
+    if (auth.status === 'authenticated') {
+      res.locals.principal = auth.principal;
+      recordOrganization(res, auth.principal.organizationId);
+      return next();
+    }
+    if (auth.status === 'throttled') {
+      res.set(auth.decision.headers);
+      return sendError(res, rateLimited(auth.decision.retryAfterSeconds));
+    }
+    if (isIntrospectionOnly(documentTextOf(req.method === 'GET' ? req.query : req.body))) {
+      res.locals.principal = null;
+      return next();
+    }
+    return sendError(res, auth.status === 'missing' ? notAuthenticated() : invalidApiKey());
+  };
+}
+
+function sendError(res: Response, error: AppError): void {
+  if (error.details.credentialsMissing) res.set('www-authenticate', 'APIKey');
+  if (error.details.retryAfterSeconds !== undefined) res.set('retry-after', String(error.details.retryAfterSeconds));
+  res.status(error.status).json({ errors: [{ message: error.message, extensions: extensionsOf(error) }] });
+}
+
+function documentTextOf(params: unknown): string | undefined {
+  const query = (params as { query?: unknown } | undefined)?.query;
+  return typeof query === 'string' ? query : undefined;
+}
+
+export function isIntrospectionOnly(text: string | undefined): boolean {
+  if (text === undefined) return false;
+  let document: DocumentNode;
+  try {
+    document = parse(text, { maxTokens: KEYLESS_MAX_TOKENS, noLocation: true });
+  } catch {
+    return false;
+  }
+  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+  return operations.length > 0 && operations.every((operation) => onlyIntrospects(document, operation.selectionSet, 0));
+}
+
+function onlyIntrospects(document: DocumentNode, selectionSet: SelectionSetNode, depth: number): boolean {
+  if (depth > 5) return false;
+  return selectionSet.selections.every((selection) => {
+    if (selection.kind === Kind.FIELD) return INTROSPECTION_FIELDS.has(selection.name.value);
+    if (selection.kind === Kind.INLINE_FRAGMENT) return onlyIntrospects(document, selection.selectionSet, depth + 1);
+    const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
+    return fragment?.kind === Kind.FRAGMENT_DEFINITION && onlyIntrospects(document, fragment.selectionSet, depth + 1);
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * What an operation may cost, known before anything executes (the limits a `limit` argument sets
+ * may come from variables, which validation rules do not see):
+ * - `cost`: the items it may return times what each selects (a list costs its `limit`, default
+ *   100, times its children): bounds the response and its CPU;
+ * - `statements`: the SQL statements it may run (each field declares its own, relations batch
+ *   per request): what the rate limit charges, and bounded per operation;
+ * - `rootFields`: its top-level fields, aliases included.
+ */
+import { GraphQLError, Kind, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
+import { DEFAULT_PAGE_SIZE } from '../../shared/pagination';
+import { statementsOf } from '../../shared/schema/statements';
+
+export const MAX_QUERY_COST = 50_000;
+export const MAX_STATEMENTS_PER_OPERATION = 60;
+export const MAX_ROOT_FIELDS = 20;
+
+export interface OperationCost {
+  cost: number;
+  statements: number;
+  rootFields: number;
+}
+
+/** List fields cost their page size times what each item selects. */
+const itemsEstimator: ComplexityEstimator = ({ args, childComplexity, field }) => {
+  if (!field.args.some((a) => a.name === 'limit')) return undefined;
+  const limit = typeof args.limit === 'number' ? args.limit : DEFAULT_PAGE_SIZE;
+  return 1 + Math.max(limit, 1) * Math.max(childComplexity, 1);
+};
+
+const statementsEstimator: ComplexityEstimator = ({ field, childComplexity }) => statementsOf(field) + childComplexity;
+
+/**
+ * The operation's cost, or undefined when its variables do not coerce (nothing executes then:
+ * Apollo's own coercion answers BAD_USER_INPUT naming the variable).
+ */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): OperationCost | undefined {
+  const options = { schema, query: document, operationName: operation.name?.value, variables };
+  try {
+    return {
+      cost: getComplexity({ ...options, estimators: [itemsEstimator, simpleEstimator({ defaultComplexity: 1 })] }),
+      statements: getComplexity({ ...options, estimators: [statementsEstimator] }),
+      rootFields: countRootFields(document, operation.selectionSet),
+    };
+  } catch (error) {
+    if (error instanceof GraphQLError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The statements a fixed document (a REST route's) may run, whatever its variables: the same sum
+ * as `statements` above, read from the document alone (it uses no fragments), so required
+ * variables need no values.
+ */
+export function declaredStatements(schema: GraphQLSchema, document: DocumentNode): number {
+  const typeInfo = new TypeInfo(schema);
+  let statements = 0;
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field() {
+        const field = typeInfo.getFieldDef();
+        if (field) statements += statementsOf(field);
+      },
+    }),
+  );
+  return statements;
+}
+
+/** Top-level fields, through inline fragments and fragment spreads (each fragment counted where spread). */
+function countRootFields(document: DocumentNode, selectionSet: SelectionSetNode, depth = 0): number {
+  if (depth > 10) return Infinity;
+  let count = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      count += 1;
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      count += countRootFields(document, selection.selectionSet, depth + 1);
+    } else {
+      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
+      if (fragment && fragment.kind === Kind.FRAGMENT_DEFINITION) count += countRootFields(document, fragment.selectionSet, depth + 1);
+    }
+  }
+  return count;
+}

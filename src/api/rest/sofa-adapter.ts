@@ -1,0 +1,54 @@
+/**
+ * sofa-api turns the GraphQL operations into the /public routes. The front layer
+ * (rest-router.ts) has already matched the route, read the body and validated the arguments, so
+ * sofa is handed a request with nothing left to parse (no query string, no body, canonical path
+ * parameters) and, through `execute`, runs the route's own document with the validated variables.
+ */
+import type { IncomingMessage } from 'node:http';
+import { execute, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { useSofa } from 'sofa-api';
+import type { RequestContext } from '../../features/context';
+import { logger } from '../../platform/logger';
+import { INTERNAL_ERROR, restErrorFromExecution, type RestErrorResponse } from './rest-errors';
+import { locationOf, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
+
+/** What the front layer hands to sofa for one request. */
+export interface RestExecution {
+  route: RestRoute;
+  context: RequestContext;
+  document: DocumentNode;
+  variables: Record<string, unknown>;
+}
+
+export type RequestWithExecution = IncomingMessage & { restExecution?: RestExecution };
+
+/** sofa's error handler sees only the errors: the answer is decided in `execute`, where the request is known. */
+const answers = new WeakMap<readonly GraphQLError[], RestErrorResponse>();
+
+export function sofaRouter(schema: GraphQLSchema) {
+  return useSofa({
+    schema,
+    basePath: REST_BASE_PATH,
+    routes: Object.fromEntries(REST_ROUTES.map((r) => [r.field, { method: r.method, path: r.path, responseStatus: r.status }])),
+    context: ({ req }: { req: RequestWithExecution }) => req.restExecution!,
+    execute: (async (args: ExecutionArgs) => {
+      const { route, context, document, variables } = args.contextValue as RestExecution;
+      const result = (await execute({ schema, document, variableValues: variables, contextValue: context })) as ExecutionResult;
+      if (result.errors) answers.set(result.errors, restErrorFromExecution(result.errors, (name) => locationOf(route, name), context.log));
+      return result;
+    }) as typeof execute,
+    errorHandler: (errors) => {
+      const answer = answers.get(errors as readonly GraphQLError[]) ?? unexpected(errors);
+      return new globalThis.Response(JSON.stringify(answer.body), {
+        status: answer.status,
+        headers: { 'content-type': 'application/json', ...answer.headers },
+      }) as never;
+    },
+  });
+}
+
+/** An error sofa raised itself, before `execute` (it has nothing left to parse, so it should not). */
+function unexpected(errors: readonly unknown[]): RestErrorResponse {
+  logger.error({ err: errors[0] }, 'sofa failed before executing a REST route');
+  return INTERNAL_ERROR;
+}

@@ -129,6 +129,14 @@ interface Measurement {
   p99: number;
   errors: number;
   peakRssMb: number;
+  /** the server process's CPU time (user + system) per answered request */
+  cpuMsPerRequest: number;
+}
+
+/** User + system CPU time of a process in ms, from /proc (Linux; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -172,6 +180,7 @@ async function measure(server: ChildServer, scenario: Scenario, options: Options
     peak = Math.max(peak, rssMb(server.process.pid!));
   }, 100);
   const started = Date.now();
+  const cpuBefore = cpuMs(server.process.pid!);
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -190,6 +199,7 @@ async function measure(server: ChildServer, scenario: Scenario, options: Options
     });
   });
   clearInterval(sampler);
+  const cpuUsed = cpuMs(server.process.pid!) - cpuBefore;
   peak = Math.max(peak, rssMb(server.process.pid!));
   latencies.sort((a, b) => a - b);
   const seconds = (Date.now() - started) / 1000;
@@ -201,6 +211,7 @@ async function measure(server: ChildServer, scenario: Scenario, options: Options
     p99: percentile(latencies, 99),
     errors: errors + result.errors + result.timeouts,
     peakRssMb: peak,
+    cpuMsPerRequest: cpuUsed / Math.max(latencies.length, 1),
   };
 }
 
@@ -213,17 +224,19 @@ interface Row {
 }
 
 function table(rows: Row[]): string {
-  const head = ['scenario', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'peak RSS MB', 'errors', 'baseline req/s', 'ratio'];
+  const head = ['scenario', 'req/s', 'CPU ms/req', 'p50 ms', 'p95 ms', 'p99 ms', 'peak RSS MB', 'errors', 'baseline req/s', 'baseline CPU ms/req', 'ratio'];
   const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
   const lines = rows.map((r) => [
     r.scenario,
     fmt(r.app.reqPerSec, 0),
+    fmt(r.app.cpuMsPerRequest, 2),
     fmt(r.app.p50),
     fmt(r.app.p95),
     fmt(r.app.p99),
     fmt(r.app.peakRssMb, 0),
     String(r.app.errors),
     r.baseline ? fmt(r.baseline.reqPerSec, 0) : '-',
+    r.baseline ? fmt(r.baseline.cpuMsPerRequest, 2) : '-',
     r.baseline ? fmt(r.app.reqPerSec / r.baseline.reqPerSec, 2) : '-',
   ]);
   const out = [head, ...lines];

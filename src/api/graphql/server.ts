@@ -19,6 +19,7 @@ import { depthLimitRule } from './depth-limit';
 import { formatError, requestError } from './format-error';
 import { graphqlBodyErrors } from './malformed-requests';
 import { databaseFailureStatusPlugin } from './plugins/database-failure-status';
+import { legacyJsonStatusPlugin } from './plugins/legacy-json-status';
 import { logErrorsPlugin } from './plugins/log-errors';
 import { operationLimitsPlugin } from './plugins/operation-limits';
 import { unsupportedOperationPlugin } from './plugins/unsupported-operation';
@@ -37,6 +38,9 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     introspection: true,
     includeStacktraceInErrorResponses: options.exposeStackTraces,
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
+    // A request carrying x-api-key already needs a browser preflight, so a GET with it (urql's
+    // default) is no CSRF risk: count it with Apollo's own preflight-forcing headers.
+    csrfPrevention: { requestHeaders: ['x-api-key', 'x-apollo-operation-name', 'apollo-require-preflight'] },
     logger,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
@@ -44,6 +48,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
       operationLimitsPlugin(schema, services),
       databaseFailureStatusPlugin(),
       logErrorsPlugin(),
+      legacyJsonStatusPlugin(),
     ],
     formatError,
     validationRules: [depthLimitRule],

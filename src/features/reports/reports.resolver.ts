@@ -1,4 +1,4 @@
-import { Arg, Args, type ClassType, Ctx, Extensions, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, type ClassType, Ctx, Extensions, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
 import { Contact } from '../contacts/contact.type';
 import { Dealership } from '../dealerships/dealership.types';
 import { requireOrganization, type RequestContext } from '../context';
@@ -50,6 +50,13 @@ interface ReportIds {
 function reportRelationsResolver(type: ClassType, profileInRest: boolean) {
   @Resolver(() => type)
   class ReportRelationsResolver {
+    // Caches normalize on `id` (Apollo Client, urql graphcache) with no configuration.
+    @Extensions(GRAPHQL_ONLY)
+    @FieldResolver(() => ID, { description: 'the report token: the identifier client caches normalize on' })
+    id(@Root() report: { token: string }): string {
+      return report.token;
+    }
+
     @Extensions(GRAPHQL_ONLY)
     @Statements(1)
     @FieldResolver(() => Organization)

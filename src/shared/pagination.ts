@@ -16,11 +16,17 @@ export interface PageRequest {
   offset?: number | null;
 }
 
+/**
+ * A page's exact total: a number, a count under way, or a count not started because the caller
+ * did not select it (GraphQL's default resolver calls the function if the field is read after all).
+ */
+export type PageTotal = number | Promise<number> | (() => Promise<number>);
+
 export interface Page<T> {
   items: T[];
   limit: number;
   offset: number;
-  total: number;
+  total: PageTotal;
 }
 
 /** The page a request asks for, defaults applied (the values were checked against their rules already). */
@@ -74,7 +80,7 @@ export function PageType<T extends object>(itemType: ClassType<T>, options: Page
       nullable: nullable('total'),
       description: options.totalDescription ?? 'matches for the filters, ignoring limit and offset',
     })
-    total!: number;
+    total!: PageTotal;
   }
   return PageClass;
 }

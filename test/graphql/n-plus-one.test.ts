@@ -93,4 +93,19 @@ describe.each(['pglite', 'postgres'] as const)('SQL statements per page of repor
     expect({ limit: 10, count: small.statements.length, statements: small.statements }).toMatchObject({ count: statements });
     expect(large.statements).toHaveLength(small.statements.length);
   });
+
+  it('counts the total only when it is selected (directly, through a fragment, or by REST)', async () => {
+    const counts = (statements: string[]) => statements.filter((q) => /count\(\*\)/i.test(q)).length;
+    const withoutTotal = await statementsFor('{ reports(limit: 10) { items { token } } }', {});
+    expect(withoutTotal.statements).toHaveLength(1);
+    expect(counts(withoutTotal.statements)).toBe(0);
+    const withTotal = await statementsFor('{ reports(limit: 10) { total items { token } } }', {});
+    expect(counts(withTotal.statements)).toBe(1);
+    const throughFragment = await statementsFor('{ reports(limit: 10) { ...Envelope items { token } } } fragment Envelope on ReportPage { total }', {});
+    expect(counts(throughFragment.statements)).toBe(1);
+    server.resetQueryLog();
+    const rest = await fetch(`${server.url}/public/reports/?limit=10`, { headers: { 'x-api-key': apiKey } });
+    expect(((await rest.json()) as { total: number }).total).toBeGreaterThan(10);
+    expect(counts(server.queries)).toBe(1);
+  });
 });

@@ -45,9 +45,10 @@ function bodySchema(op: Doc): Doc {
   return op.requestBody?.content?.['application/json']?.schema;
 }
 
-/** Follows a local `$ref` (or an `allOf: [$ref]` wrapper) to the component. */
+/** Follows a local `$ref` (or an `anyOf: [$ref, null]` wrapper) to the component. */
 function resolve(doc: Doc, schema: Doc): Doc {
-  const target = schema?.$ref ?? schema?.allOf?.[0]?.$ref;
+  // A nullable reference is `anyOf: [{ $ref }, null]` (OpenAPI 3.0 has no sibling keywords of $ref).
+  const target = schema?.$ref ?? schema?.anyOf?.[0]?.$ref;
   return target ? doc.components.schemas[String(target).replace('#/components/schemas/', '')] : schema;
 }
 
@@ -154,11 +155,12 @@ describe('OpenAPI document of the real schema', () => {
   it('documents success and error responses per route', () => {
     for (const route of REST_ROUTES) {
       const responses = operation(doc, route.method, openApiPathOf(route)).responses;
-      const expected = [String(route.status), '401', '422', '429'];
+      // The HTTP layer's own answers (400 unreadable body, 408, 413, 414, 431, 503) on every route.
+      const expected = [String(route.status), '400', '401', '408', '413', '414', '422', '429', '431', '503'];
       if (route.notFound) expected.push('404');
       if (route.method === 'POST') expected.push('403', '409');
       expect([route.field, Object.keys(responses).sort()]).toEqual([route.field, expected.sort()]);
-      for (const status of ['401', '404', '403', '409', '429']) {
+      for (const status of ['400', '401', '404', '403', '408', '409', '413', '414', '429', '431', '503']) {
         if (responses[status]) expect(responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPError' });
       }
       expect(responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });

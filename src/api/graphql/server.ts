@@ -4,7 +4,7 @@
  * (Apollo's CDN landing page is off).
  */
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
@@ -44,6 +44,9 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     logger,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
+      // No cache hints in this schema (answers depend on the key): the default plugin only wrapped
+      // every field resolver for nothing (measured: about 2 ms of CPU per page of 100 reports).
+      ApolloServerPluginCacheControlDisabled(),
       unsupportedOperationPlugin(),
       operationLimitsPlugin(schema, services),
       databaseFailureStatusPlugin(),

@@ -84,7 +84,7 @@ const ROUTE_EXTRAS: Record<string, { responses: Record<string, unknown>; paramet
         in: 'header',
         required: false,
         description: 'the same key with the same body within 24 h returns the first response and creates nothing',
-        schema: { type: 'string' },
+        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
       },
     ],
   },
@@ -97,6 +97,15 @@ const COMMON_ERROR_RESPONSES = {
     'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } },
     RateLimit: { description: 'IETF httpapi RateLimit header', schema: { type: 'string' } },
     'RateLimit-Policy': { description: 'IETF httpapi RateLimit-Policy header', schema: { type: 'string' } },
+  }),
+  // What the HTTP layer answers before the operation runs (README, "Limits, headers and outages").
+  '400': httpError('A request that cannot be read: a body that is not JSON or is nested too deep (`There was an error parsing the body`)'),
+  '408': httpError('The client did not send its whole request in time; the connection is closed'),
+  '413': httpError('Request body over 100 kB'),
+  '414': httpError('Query string over 8 KiB'),
+  '431': httpError('Request line and headers over 16 KiB'),
+  '503': httpError('The database is unavailable, or the request took longer than the deadline: retry after `Retry-After`', {
+    'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } },
   }),
 };
 
@@ -194,6 +203,9 @@ function responseSchemaOf(route: RestRoute, field: GraphQLField<unknown, unknown
   return components.schemaOf(new GraphQLNonNull(getNullableType(field.type)), undefined, `${route.method} ${route.path}`);
 }
 
+/** JSON null in OpenAPI 3.0, which has no `type: 'null'`. */
+const NULL_ONLY: OpenApiSchema = { type: 'object', nullable: true, enum: [null] };
+
 /**
  * JSON schemas of GraphQL output types as REST shows them. A type shown with its whole REST
  * selection becomes a named component; a field with its own REST selection (e.g. the compact
@@ -207,8 +219,9 @@ class OutputSchemas {
     const nullable = getNullableType(type);
     const schema = this.schemaOfNullable(nullable, selection, where);
     if (isNonNullType(type)) return schema;
-    // OpenAPI 3.0 ignores siblings of $ref: wrap it to say it may be null.
-    if ('$ref' in schema) return { allOf: [schema], nullable: true };
+    // OpenAPI 3.0 ignores siblings of $ref, and `nullable` needs a `type` beside it (ajv, Redocly):
+    // the object or null, spelt so that validators and generators (`Ref | null`) agree.
+    if ('$ref' in schema) return { anyOf: [schema, NULL_ONLY] };
     if (Object.keys(schema).length === 0) return schema; // any JSON value, null included
     return { ...schema, nullable: true };
   }

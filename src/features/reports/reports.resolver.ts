@@ -1,10 +1,12 @@
-import { Arg, Args, type ClassType, Ctx, Extensions, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, type ClassType, Ctx, Extensions, FieldResolver, ID, Info, Query, Resolver, Root } from 'type-graphql';
 import { Contact } from '../contacts/contact.type';
 import { Dealership } from '../dealerships/dealership.types';
 import { requireOrganization, type RequestContext } from '../context';
 import { notFound } from '../../shared/errors';
 import { GRAPHQL_ONLY, restSelection } from '../../shared/schema/rest-visibility';
 import { UUID } from '../../shared/schema/scalars';
+import { selectsField } from '../../shared/schema/selection';
 import { Statements } from '../../shared/schema/statements';
 import { Organization } from '../organizations/organization.type';
 import { User } from '../users/user.types';
@@ -16,10 +18,10 @@ import { listReports } from './reports.service';
 export class ReportsResolver {
   @Statements(2)
   @Query(() => ReportPage, { description: 'List reports (spec 4.1), newest first by default' })
-  reports(@Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: RequestContext): Promise<ReportPage> {
+  reports(@Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: RequestContext, @Info() info: GraphQLResolveInfo): Promise<ReportPage> {
     const organizationId = requireOrganization(context);
     const { limit, offset, order_by, ...filters } = args;
-    return listReports(context.db.prisma, organizationId, filters, { limit, offset, order_by });
+    return listReports(context.db.prisma, organizationId, filters, { limit, offset, order_by }, selectsField(info, 'total'));
   }
 
   @Statements(1)

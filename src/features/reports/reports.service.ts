@@ -32,14 +32,18 @@ export async function listReports(
   organizationId: string,
   filters: Partial<ReportFilterArgs>,
   page: ReportListRequest,
+  /** false: the caller does not read `total`, so it is only counted if asked for after all */
+  countTotal = true,
 ): Promise<Page<ReportCompact>> {
   const { limit, offset } = pageBounds(page);
   const order = parseReportOrder(page.order_by);
-  const [rows, count] = await Promise.all([
-    prisma.$queryRaw<CompactReportRow[]>(reportPageSql({ organizationId, filters, limit, offset, order })),
-    prisma.$queryRaw<{ total: number }[]>(reportCountSql(organizationId, filters)),
-  ]);
-  return { items: rows.map(toCompactReport), limit, offset, total: Number(count[0]?.total ?? 0) };
+  const count = async () => Number((await prisma.$queryRaw<{ total: number }[]>(reportCountSql(organizationId, filters)))[0]?.total ?? 0);
+  // Started with the page when wanted, so both statements run at once.
+  const total = countTotal ? count() : count;
+  // A failed page must not leave the count's rejection unhandled.
+  if (total instanceof Promise) total.catch(() => undefined);
+  const rows = await prisma.$queryRaw<CompactReportRow[]>(reportPageSql({ organizationId, filters, limit, offset, order }));
+  return { items: rows.map(toCompactReport), limit, offset, total };
 }
 
 /** Pages of reports for several dealerships (or users) at once: two statements for all of them. */

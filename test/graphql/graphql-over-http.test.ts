@@ -38,6 +38,36 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL over HTTP on %s', (kind)
     expect((await fetch(`${server.url}/graphql?query=${query}`)).status).toBe(401);
   });
 
+  it('refuses a JSON filter sent as its text (REST habit) instead of matching nothing', async () => {
+    const asText = await graphql(server, 'query($f: JSON) { reports(data__contains: $f) { total } }', { f: '{"vehicle":{}}' }, key);
+    expect(asText.status).toBe(200);
+    expect(asText.body.data).toBeNull();
+    expect(asText.body.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', argumentName: 'data__contains' } });
+    expect(asText.body.errors?.[0]?.message).toMatch(/not its text/);
+    const asObject = await graphql<{ reports: { total: number } }>(server, 'query($f: JSON) { reports(data__contains: $f) { total } }', { f: { vehicle: {} } }, key);
+    expect(asObject.body.data!.reports.total).toBeGreaterThan(0);
+  });
+
+  it('reads date-times as REST does: a date alone is midnight UTC', async () => {
+    const rest = (await (await fetch(`${server.url}/public/reports/?created_at__gte=2000-01-01&limit=0`, { headers: { 'x-api-key': key } })).json()) as {
+      total: number;
+    };
+    for (const [query, variables] of [
+      ['{ reports(created_at__gte: "2000-01-01", limit: 0) { total } }', {}],
+      ['query($d: DateTimeISO) { reports(created_at__gte: $d, limit: 0) { total } }', { d: '2000-01-01' }],
+      ['query($d: DateTimeISO) { reports(created_at__gte: $d, limit: 0) { total } }', { d: '2000-01-01T00:00:00Z' }],
+    ] as const) {
+      const response = await graphql<{ reports: { total: number } }>(server, query, variables, key);
+      expect([query, variables, response.body.errors]).toEqual([query, variables, undefined]);
+      expect(response.body.data!.reports.total).toBe(rest.total);
+    }
+    const future = await graphql<{ reports: { total: number } }>(server, '{ reports(created_at__gte: "2999-01-01") { total } }', {}, key);
+    expect(future.body.data!.reports.total).toBe(0);
+    const bad = await graphql(server, 'query($d: DateTimeISO) { reports(created_at__gte: $d) { total } }', { d: '2000-13-01' }, key);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
   it('gives every report an id (its token) to normalize on, in GraphQL only', async () => {
     const response = await graphql<{ reports: { items: { id: string; token: string }[] } }>(
       server,

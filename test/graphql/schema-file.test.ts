@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { buildSchema, findBreakingChanges, findDangerousChanges } from 'graphql';
-import { schemaFileText, SCHEMA_FILE } from '../../scripts/emit-schema';
+import { OPENAPI_FILE, openApiFileText, schemaFileText, SCHEMA_FILE } from '../../scripts/emit-schema';
 import { buildAppSchema } from '../../src/api/graphql/schema';
 
 describe('schema.graphql', () => {
@@ -32,5 +32,9 @@ describe('schema.graphql', () => {
     const schema = buildSchema(readFileSync(SCHEMA_FILE, 'utf8'));
     expect(Object.keys(schema.getQueryType()!.getFields()).sort()).toEqual(['dealerships', 'report', 'reports', 'user', 'users']);
     expect(Object.keys(schema.getMutationType()!.getFields())).toContain('createLead');
+  });
+
+  it('openapi.json is identical to the document the service serves (run npm run schema:emit when this fails)', async () => {
+    expect(JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'))).toEqual(JSON.parse(openApiFileText(await buildAppSchema())));
   });
 });

@@ -3,17 +3,33 @@
  * every argument's rules, then the rules between arguments, every failure reported at once. The
  * values are normalized in place (an e-mail address, a phone number in E.164).
  */
-import type { GraphQLArgument } from 'graphql';
+import { getNamedType, type GraphQLArgument } from 'graphql';
 import type { InputErrorItem } from '../../shared/errors';
 import { rulesOf } from '../../shared/schema/input-rules';
 import { checkCrossRules, checkFieldRules } from './argument-rules';
+import * as errors from './pydantic-errors';
 import { atLoc } from './pydantic-errors';
+
+const JSON_TEXT_MESSAGE = 'a JSON filter takes the JSON value itself (an object in the query or a variable), not its text';
+
+/**
+ * A JSON filter given as a string over GraphQL is a client that serialized its object (REST's
+ * habit): containment of a string never matches a document, so it is refused rather than
+ * answered with an empty page.
+ */
+function isJsonTextByMistake(arg: GraphQLArgument, value: unknown): boolean {
+  return typeof value === 'string' && getNamedType(arg.type).name === 'JSON';
+}
 
 export function checkArgumentValues(args: readonly GraphQLArgument[], values: Record<string, unknown>): InputErrorItem[] {
   const found: InputErrorItem[] = [];
   const passed = new Set<string>();
   for (const arg of args) {
     if (!(arg.name in values)) continue;
+    if (isJsonTextByMistake(arg, values[arg.name])) {
+      found.push(atLoc([arg.name], errors.valueError(values[arg.name], JSON_TEXT_MESSAGE)));
+      continue;
+    }
     const checked = checkFieldRules(rulesOf(arg), values[arg.name]);
     if (checked.ok) {
       values[arg.name] = checked.value;

@@ -15,6 +15,7 @@ import {
   isObjectType,
   isScalarType,
   parse,
+  type GraphQLArgument,
   type GraphQLField,
   type GraphQLObjectType,
   type GraphQLOutputType,
@@ -25,7 +26,8 @@ import {
 import { rootFieldOf } from '../rest/rest-documents';
 import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, type RestRoute } from '../rest/routes';
 import { openApiParameterSchema, scalarTypeSchema, type OpenApiSchema } from './argument-schema';
-import { restSpellingOfEnumValue } from '../contract/validation/coerce';
+import { restSpellingOfEnumValue, SCALAR } from '../contract/validation/coerce';
+import { rulesOf } from '../../shared/schema/input-rules';
 
 export const OPENAPI_TITLE = 'Vehicle Report Public API';
 export const OPENAPI_VERSION = '1.0.0';
@@ -159,7 +161,11 @@ function operationOf(schema: GraphQLSchema, route: RestRoute, components: Output
       // OpenAPI requires path parameters to be required, whatever their GraphQL type says.
       required: location === 'path' || required,
       ...(arg.description ? { description: arg.description } : {}),
-      schema: argSchema,
+      // A JSON value in a query string travels as its JSON text: OpenAPI says so with `content`
+      // (generators type it as the object, not as `unknown`).
+      ...(getNamedType(arg.type).name === SCALAR.JSON && location === 'query'
+        ? { content: jsonContent({ type: 'object', additionalProperties: true, description: jsonQueryDescription(arg) }) }
+        : { schema: argSchema }),
     });
   }
   parameters.push(...(extras?.parameters ?? []));
@@ -201,6 +207,12 @@ function responseSchemaOf(route: RestRoute, field: GraphQLField<unknown, unknown
   // Root fields always return the REST selection of their type (rest-documents.ts). A root field
   // GraphQL may answer null (a missing report) is a 404 over REST, never a null body.
   return components.schemaOf(new GraphQLNonNull(getNullableType(field.type)), undefined, `${route.method} ${route.path}`);
+}
+
+function jsonQueryDescription(arg: GraphQLArgument): string {
+  const size = rulesOf(arg).find((rule) => rule.kind === 'jsonSize');
+  const bound = size?.kind === 'jsonSize' ? ` At most ${size.maxLength} characters of JSON.` : '';
+  return `A JSON object, sent as its URL-encoded JSON text (\`?${arg.name}=%7B%22vehicle%22%3A...%7D\`).${bound}`;
 }
 
 /** JSON null in OpenAPI 3.0, which has no `type: 'null'`. */

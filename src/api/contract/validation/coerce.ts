@@ -10,7 +10,7 @@
  */
 
 import { type GraphQLEnumType, type GraphQLScalarType, isEnumType } from 'graphql';
-import { parseDateTimeLikePydantic } from './datetime';
+import { parseDateTimeLikePydantic } from '../../../shared/datetime';
 import { parseJsonLikePydantic } from './json-query';
 import { parseBoolLikePydantic, parseFloatLikePydantic, parseIntLikePydantic } from './numbers';
 import * as errors from '../pydantic-errors';

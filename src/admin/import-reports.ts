@@ -129,7 +129,13 @@ export async function importReports(
         });
         if (!original) throw new Error(`counter_id ${row.counter_id} is not a report of this organization`);
       }
-      if (row.token) knownTokens.add(row.token);
+      if (row.token) {
+        // A token already taken by another organization would be skipped as a duplicate, and must
+        // not become a counter-inspection target for this one either.
+        const existing = await prisma.report.findUnique({ where: { token: row.token }, select: { organization_id: true } });
+        if (existing && existing.organization_id !== organizationId) throw new Error(`token ${row.token} belongs to another organization`);
+        knownTokens.add(row.token);
+      }
       batch.push(row);
     } catch (error) {
       result.bad_lines.push({ line: lineNumber, error: (error as Error).message });

@@ -13,13 +13,13 @@ import { graphql, startTestServer, type TestServer } from '../support/server';
 
 const aliases = (count: number, field: string) => `{ ${Array.from({ length: count }, (_, i) => `a${i}: ${field}`).join(' ')} }`;
 
-describe('abuse resistance', () => {
+describe.each(['pglite', 'postgres'] as const)('abuse resistance on %s', (kind) => {
   let server: TestServer;
   let key: string;
   let dealershipId: string;
 
   beforeAll(async () => {
-    server = await startTestServer('pglite', { reports: 20 });
+    server = await startTestServer(kind, { reports: 20 });
     key = server.keys[0]!;
     dealershipId = server.dataset.dealerships.find((d) => d.organization_id === server.dataset.organizations[0]!.id)!.id;
   });

@@ -73,6 +73,26 @@ describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
     // Importing the same file again changes nothing.
     const again = await cli('import', '--org', org.id, '--file', file);
     expect(again.output).toMatchObject({ imported: 0, skipped_existing: 5 });
+
+    // Another organization cannot borrow those tokens: not as its own rows (they would be skipped
+    // as duplicates), and so not as the target of a counter-inspection either.
+    const other = (await cli('org:create', '--name', 'Borrower')).output;
+    const otherEntity = (await cli('entity:create', '--org', other.id, '--name', 'Borrower SA')).output;
+    const otherDealership = (await cli('dealership:create', '--org', other.id, '--entity', otherEntity.id, '--name', 'Borrower Lyon')).output;
+    const borrowed = sample[0]!;
+    const counter = buildDemoDataset({ reports: 1, seed: 8 }).reports[0]!;
+    const borrowing = [
+      JSON.stringify({ ...borrowed, organization_id: undefined, profile_id: null, counter_id: null, entity_id: undefined, dealership_id: otherDealership.id }),
+      JSON.stringify({ ...counter, organization_id: undefined, profile_id: null, counter_id: borrowed.token, entity_id: undefined, dealership_id: otherDealership.id }),
+    ];
+    const borrowFile = path.join(mkdtempSync(path.join(tmpdir(), 'vr-import-')), 'borrow.jsonl');
+    writeFileSync(borrowFile, `${borrowing.join('\n')}\n`);
+    const refused = await cli('import', '--org', other.id, '--file', borrowFile);
+    expect(refused.output.imported).toBe(0);
+    expect(refused.output.bad_lines).toEqual([
+      { line: 1, error: `token ${borrowed.token} belongs to another organization` },
+      { line: 2, error: `counter_id ${borrowed.token} is not a report of this organization` },
+    ]);
   });
 
   it('answers a usage error with a non-zero code and a JSON message', async () => {

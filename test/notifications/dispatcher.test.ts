@@ -8,7 +8,7 @@ import { httpSmsSender } from '../../src/features/notifications/channels/sms-htt
 import { outboxFileSender } from '../../src/features/notifications/channels/outbox-file';
 import { OutboxDispatcher } from '../../src/features/notifications/dispatcher';
 import type { DispatcherConfig } from '../../src/app/config';
-import { startTestServer, type TestServer } from '../support/server';
+import { graphql, startTestServer, type TestServer } from '../support/server';
 import { dealershipOf, FAST_DISPATCHER, postLead, quietLogger, setQuota, startFakeSmsProvider, waitFor } from './support';
 
 describe.each(['pglite', 'postgres'] as const)('outbox dispatcher (%s)', (kind) => {
@@ -120,6 +120,14 @@ describe.each(['pglite', 'postgres'] as const)('outbox dispatcher (%s)', (kind) 
     expect(failed.attempts).toBe(3);
     expect(failed.last_error).toMatch(/SMS provider answered 503/);
     expect(failed.sent_at).toBeNull();
+    // The tenant reads a coarse reason, never the provider's own answer.
+    const read = await graphql<{ report: { notifications: { status: string; last_error: string }[] } }>(
+      server,
+      'query($t: UUID!) { report(report_id: $t) { notifications { status last_error } } }',
+      { t: failed.report_token },
+      server.keys[0],
+    );
+    expect(read.body.data!.report.notifications).toEqual([{ status: 'failed', last_error: 'the provider failed to accept the message' }]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(provider.requests).toHaveLength(3);
     const attempts = await server.db.prisma.notificationAttempt.findMany({ where: { outbox_id: id } });

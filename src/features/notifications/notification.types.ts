@@ -35,7 +35,10 @@ export class Notification {
   @Field(() => Int, { description: 'delivery attempts made so far, the successful one included' })
   attempts!: number;
 
-  @Field(() => String, { nullable: true, description: 'error of the latest failed attempt' })
+  @Field(() => String, {
+    nullable: true,
+    description: "why the latest attempt failed, in general terms (the provider's own answer is kept for the operator)",
+  })
   last_error!: string | null;
 
   @Field(() => DateTimeISO, { nullable: true })

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client';
+import { deliveryReason } from './delivery-reason';
 import { maskRecipient } from './masking';
 import type { Notification, NotificationChannelKind, NotificationStatusKind } from './notification.types';
 
@@ -14,9 +15,10 @@ export async function notificationsByReport(
     select: { id: true, report_token: true, channel: true, recipient: true, status: true, attempts: true, last_error: true, sent_at: true, created_at: true },
   });
   const byReport = new Map<string, Notification[]>(reportTokens.map((token) => [token, []]));
-  for (const { report_token, recipient, ...row } of rows) {
+  for (const { report_token, recipient, last_error, ...row } of rows) {
     byReport.get(report_token)?.push({
       ...row,
+      last_error: deliveryReason(last_error),
       channel: row.channel as NotificationChannelKind,
       status: row.status as NotificationStatusKind,
       recipient: maskRecipient(row.channel, recipient),

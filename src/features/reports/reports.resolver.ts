@@ -19,7 +19,7 @@ export class ReportsResolver {
   reports(@Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: RequestContext): Promise<ReportPage> {
     const organizationId = requireOrganization(context);
     const { limit, offset, order_by, ...filters } = args;
-    return listReports(context.db.prisma, organizationId, filters, { limit, offset, order_by });
+    return listReports(context.reads, organizationId, filters, { limit, offset, order_by });
   }
 
   @Statements(1)

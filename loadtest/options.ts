@@ -30,6 +30,14 @@ export interface LoadTestOptions {
   keep: boolean;
   /** the built-in balancer, or HAProxy with deploy/haproxy.cfg */
   balancer: 'builtin' | 'haproxy';
+  /**
+   * single: one PostgreSQL server. replica: a primary, a streaming standby (pg_basebackup) for list
+   * and fetch reads, and PgBouncer (transaction mode) in front of the primary; the fault at 2/3 is
+   * then the standby stopped for `replicaOutage` seconds instead of a primary restart.
+   */
+  topology: 'single' | 'replica';
+  /** seconds the standby stays down in the replica topology */
+  replicaOutage: number;
 }
 
 const USAGE = `npm run loadtest -- [options]
@@ -48,7 +56,10 @@ const USAGE = `npm run loadtest -- [options]
   --graceful-restart       then SIGTERM api-2 (once api-1 is back in rotation), as a deploy does;
                            give it --duration 90 or more on a busy machine
   --keep                   keep the temporary folder (database, logs, outbox.log)
-  --balancer B             builtin (default) or haproxy: deploy/haproxy.cfg run by the local haproxy`;
+  --balancer B             builtin (default) or haproxy: deploy/haproxy.cfg run by the local haproxy
+  --topology T             single (default) or replica: primary + pg_basebackup standby (reads)
+                           + PgBouncer in transaction mode (writes); at 2/3 the standby is stopped
+                           for --replica-outage S (default 10) instead of a primary restart`;
 
 function positive(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -77,6 +88,8 @@ export function parseOptions(argv: string[]): LoadTestOptions {
       'graceful-restart': { type: 'boolean' },
       keep: { type: 'boolean' },
       balancer: { type: 'string' },
+      topology: { type: 'string' },
+      'replica-outage': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -86,8 +99,13 @@ export function parseOptions(argv: string[]): LoadTestOptions {
   }
   const balancer = values.balancer ?? 'builtin';
   if (balancer !== 'builtin' && balancer !== 'haproxy') throw new Error(`--balancer is builtin or haproxy, got "${balancer}"\n\n${USAGE}`);
+  const topology = values.topology ?? 'single';
+  if (topology !== 'single' && topology !== 'replica') throw new Error(`--topology is single or replica, got "${topology}"\n\n${USAGE}`);
+  if (topology === 'replica' && values['database-url']) throw new Error(`--topology replica starts its own servers: no --database-url\n\n${USAGE}`);
   return {
     balancer,
+    topology,
+    replicaOutage: positive('replica-outage', values['replica-outage'], 10),
     duration: positive('duration', values.duration, 60),
     connections: Math.round(positive('connections', values.connections, 16)),
     timeout: positive('timeout', values.timeout, 10),

@@ -31,6 +31,8 @@ import { startLoadBalancer } from './load-balancer';
 import { freePort, waitFor } from './net';
 import { parseOptions, type LoadTestOptions } from './options';
 import { runRestartCommand, startPrivatePostgres } from './postgres-server';
+import { startReplicationCluster, type ReplicationCluster } from './replication-cluster';
+import { formatReplicaFigures, instanceReads, outageCost, resetStatementStats, statementPlacement, type ReplicaFigures } from './replica-topology';
 import { deleteRateLimitKeys, redisReachable } from './redis';
 import { formatConsistency, formatTrafficTables, summarizeTraffic } from './report';
 import { Timeline } from './timeline';
@@ -110,7 +112,15 @@ async function main(): Promise<void> {
 
   let databaseUrl = options.databaseUrl;
   let restartPostgres: (() => Promise<void>) | undefined;
-  if (databaseUrl) {
+  let cluster: ReplicationCluster | undefined;
+  if (options.topology === 'replica') {
+    log('starting a PostgreSQL 15 primary, a pg_basebackup hot standby and PgBouncer (transaction mode)');
+    cluster = await startReplicationCluster({ pgbouncer: true, parentDir: tmp });
+    const started = cluster;
+    onCleanup('primary, standby and PgBouncer', () => started.stop());
+    databaseUrl = cluster.primaryUrl;
+    log(`  primary ${cluster.primaryUrl}\n  standby ${cluster.standbyUrl}\n  PgBouncer ${cluster.pgbouncerUrl}`);
+  } else if (databaseUrl) {
     const command = options.pgRestartCommand;
     if (command) restartPostgres = () => runRestartCommand(command);
     log(`using ${new URL(databaseUrl).host}${restartPostgres ? '' : ' (no PostgreSQL restart: no --pg-restart-command)'}`);
@@ -132,6 +142,15 @@ async function main(): Promise<void> {
   const dataDir = path.join(tmp, 'app-data');
   mkdirSync(dataDir);
   const env = instanceEnvironment(options, databaseUrl, dataDir, redis);
+  if (cluster) {
+    // Writes through PgBouncer, migrations directly, lists and fetches from the standby.
+    Object.assign(env, {
+      DATABASE_URL: cluster.pgbouncerUrl!,
+      DATABASE_DIRECT_URL: cluster.primaryUrl,
+      DATABASE_REPLICA_URLS: cluster.standbyUrl,
+      REPLICA_CHECK_INTERVAL_MS: '500',
+    });
+  }
   const instances: SupervisedInstance[] = [];
   for (const name of ['api-1', 'api-2']) {
     instances.push(
@@ -153,6 +172,10 @@ async function main(): Promise<void> {
   onCleanup('load balancer', () => balancer.close());
   await waitFor('both instances in rotation', 30_000, async () => balancer.backends.every((b) => b.healthy));
 
+  if (cluster) {
+    await cluster.waitForStandbyToCatchUp();
+    await resetStatementStats(cluster);
+  }
   const traffic = new Traffic(prepared.organizations, runId, () => timeline.now());
   log(`\n${options.duration} s of traffic over ${options.connections} connections through ${balancer.url}`);
   timeline.start();
@@ -189,6 +212,41 @@ async function main(): Promise<void> {
       }, (options.duration * 2000) / 3),
     );
   }
+  let replicaOutage: { from: number; to: number } | undefined;
+  if (cluster && options.pgRestart) {
+    // The replica topology's database fault: the standby goes away under traffic, then comes back.
+    const standby = cluster;
+    timers.push(
+      setTimeout(() => {
+        const from = timeline.now();
+        timeline.mark('standby stopped (pg_ctl stop -m fast)');
+        faults.push(
+          standby.stopStandby().then(
+            () =>
+              new Promise<void>((resolve) => {
+                timers.push(
+                  setTimeout(() => {
+                    replicaOutage = { from, to: timeline.now() };
+                    timeline.mark('standby starting again');
+                    void standby.startStandby().then(
+                      () => {
+                        timeline.mark('standby accepts connections again');
+                        resolve();
+                      },
+                      (error: Error) => {
+                        timeline.mark(`standby start failed: ${error.message}`);
+                        resolve();
+                      },
+                    );
+                  }, options.replicaOutage * 1000),
+                );
+              }),
+            (error: Error) => timeline.mark(`standby stop failed: ${error.message}`),
+          ),
+        );
+      }, (options.duration * 2000) / 3),
+    );
+  }
   onCleanup('fault timers', () => timers.forEach(clearTimeout));
   const result = await runTraffic(balancer.url, traffic, options);
   const endedAt = timeline.now();
@@ -216,6 +274,13 @@ async function main(): Promise<void> {
   });
 
   const summary = summarizeTraffic(traffic, endedAt, options.timeout);
+  const replicaFigures: ReplicaFigures | undefined = cluster
+    ? {
+        statements: await statementPlacement(cluster),
+        instanceReads: await instanceReads(instances.map((i) => i.port), env.METRICS_TOKEN!),
+        outage: replicaOutage && outageCost(traffic.perSecond, replicaOutage.from, replicaOutage.to),
+      }
+    : undefined;
   const instanceFigures = Object.fromEntries(
     instances.map((i) => [i.name, { starts: i.starts, unexpectedExits: i.unexpectedExits, errorLogs: i.errorLogSummary() }]),
   );
@@ -230,6 +295,7 @@ async function main(): Promise<void> {
     loadBalancer: balancer.stats,
     instances: instanceFigures,
     postgresRestartSeconds: pgRestartSeconds,
+    replicaTopology: replicaFigures,
     consistency,
     perSecond: traffic.perSecond,
   };
@@ -255,6 +321,7 @@ async function main(): Promise<void> {
     '',
     formatConsistency(consistency),
     '',
+    ...(replicaFigures ? [formatReplicaFigures(replicaFigures), ''] : []),
     `written to ${path.relative(process.cwd(), file)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -8,7 +8,7 @@ import { authenticateApiKey, type ApiKeyPrincipal } from '../features/auth/api-k
 import type { RequestContext } from '../features/context';
 import { createLoaders } from '../features/loaders';
 import type { Database } from '../platform/db/database';
-import { limitStatements } from '../platform/db/statement-limiter';
+import { limitStatements, Semaphore } from '../platform/db/statement-limiter';
 import type { Logger } from '../platform/logger';
 import type { RateLimitDecision, RateLimits } from '../platform/rate-limit/rate-limiter';
 
@@ -60,12 +60,21 @@ export function createRequestContext(
   services: ApiServices,
   request: { principal: ApiKeyPrincipal | null; requestId?: string; log: Logger; idempotencyKey?: string },
 ): RequestContext {
-  const prisma = limitStatements(services.db.prisma, STATEMENTS_IN_FLIGHT_PER_REQUEST);
+  // One budget of statements in flight, whichever server they go to.
+  const semaphore = new Semaphore(STATEMENTS_IN_FLIGHT_PER_REQUEST);
+  const prisma = limitStatements(services.db.prisma, semaphore);
+  // Lists and fetches read from a replica when one is usable; lead creation, idempotency and
+  // quota (db.prisma) stay on the primary. A fetch by id that misses on the replica asks the
+  // primary (read-your-writes: a report just created is found at once).
+  const reader = services.db.reader();
+  const reads = reader.prisma === services.db.prisma ? prisma : limitStatements(reader.prisma, semaphore);
+  const primaryOnMiss = reader.primaryOnMiss && limitStatements(reader.primaryOnMiss, semaphore);
   const requestId = request.requestId ?? randomUUID();
   return {
     db: { ...services.db, prisma },
+    reads,
     principal: request.principal,
-    loaders: createLoaders(prisma, request.principal?.organizationId ?? null),
+    loaders: createLoaders(reads, request.principal?.organizationId ?? null, primaryOnMiss),
     rateLimits: services.rateLimits,
     requestId,
     log: request.log,

@@ -14,6 +14,14 @@ export interface AppConfig {
   host: string;
   /** PostgreSQL server; when absent the embedded PGlite database in `dataDir` is used. */
   databaseUrl?: string;
+  /** PostgreSQL itself when DATABASE_URL is a pooler (PgBouncer): migrations and advisory locks connect here. */
+  databaseDirectUrl?: string;
+  /** Streaming replicas for list and fetch reads (DATABASE_REPLICA_URLS, comma list). */
+  databaseReplicaUrls?: string[];
+  /** A replica more than this far behind the primary gets no reads. */
+  replicaMaxLagMs?: number;
+  /** How often the replicas' health and lag are checked. */
+  replicaCheckIntervalMs?: number;
   dataDir: string;
   pgPoolMax: number;
   /** How long a query waits for a PostgreSQL connection before the request fails with 503. */
@@ -118,6 +126,16 @@ function corsOrigins(env: NodeJS.ProcessEnv): string[] | '*' {
   return origins;
 }
 
+/** DATABASE_REPLICA_URLS: a comma list of postgresql:// URLs. */
+function replicaUrls(env: NodeJS.ProcessEnv): string[] {
+  const urls = (env.DATABASE_REPLICA_URLS ?? '').split(',').map((u) => u.trim()).filter((u) => u !== '');
+  for (const url of urls) {
+    if (!/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url)) throw new Error('DATABASE_REPLICA_URLS must be a comma list of postgresql:// URLs');
+  }
+  if (urls.length > 0 && !env.DATABASE_URL) throw new Error('DATABASE_REPLICA_URLS needs DATABASE_URL (replicas of a PostgreSQL server, not of PGlite)');
+  return urls;
+}
+
 /** `TRUST_PROXY`: true/false, a number of hops, or addresses/subnets/names express understands (`loopback`, `10.0.0.0/8`). */
 function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string {
   const raw = (env.TRUST_PROXY ?? '').trim();
@@ -150,6 +168,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port: integer(env, 'PORT', 4000),
     host: env.HOST || '0.0.0.0',
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseDirectUrl: env.DATABASE_DIRECT_URL || undefined,
+    databaseReplicaUrls: replicaUrls(env),
+    replicaMaxLagMs: integer(env, 'REPLICA_MAX_LAG_MS', 5_000, 0),
+    replicaCheckIntervalMs: integer(env, 'REPLICA_CHECK_INTERVAL_MS', 1_000, 50),
     dataDir: path.resolve(env.DATA_DIR || '.data'),
     pgPoolMax: integer(env, 'PG_POOL_MAX', 10),
     pgConnectionTimeoutMs: integer(env, 'PG_CONNECTION_TIMEOUT_MS', 2_000, 1),
@@ -188,14 +210,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return config;
 }
 
-/** How the API's processes open the database: one mapping, used by the server, worker, CLI and migrator. */
+/**
+ * How the API's processes open the database: one mapping, used by the server, worker, CLI and
+ * migrator. Replicas are the server's alone (`serverDatabaseOptionsFrom`): the others write, or
+ * read what they must read from the primary.
+ */
 export function databaseOptionsFrom(config: AppConfig, overrides: Partial<DatabaseOptions> = {}): DatabaseOptions {
   return {
     url: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     dataDir: config.dataDir,
     poolMax: config.pgPoolMax,
     connectionTimeoutMs: config.pgConnectionTimeoutMs,
     statementTimeoutMs: config.pgStatementTimeoutMs,
     ...overrides,
   };
+}
+
+/** The server's database: `databaseOptionsFrom` plus the read replicas. */
+export function serverDatabaseOptionsFrom(config: AppConfig, overrides: Partial<DatabaseOptions> = {}): DatabaseOptions {
+  return databaseOptionsFrom(config, {
+    replicaUrls: config.databaseReplicaUrls ?? [],
+    replicaMaxLagMs: config.replicaMaxLagMs,
+    replicaCheckIntervalMs: config.replicaCheckIntervalMs,
+    ...overrides,
+  });
 }

@@ -23,6 +23,7 @@ import { corsPolicy, securityHeaders } from '../platform/http/security';
 import { logger } from '../platform/logger';
 import { createMetrics, type ApiInterface, type AppMetrics } from '../platform/metrics/metrics';
 import { metricsRouter } from '../platform/metrics/metrics-router';
+import { registerReplicaMetrics } from '../platform/metrics/replica-metrics';
 import { createRateLimits, reportingRejections, type RateLimits } from '../platform/rate-limit/rate-limiter';
 import type { AppConfig } from './config';
 
@@ -48,6 +49,7 @@ export async function createApp(context: AppContext): Promise<Express> {
   const metrics = context.metrics ?? createMetrics();
   if (config.metrics.enabled) {
     registerOutboxBacklog(metrics.registry, db.prisma, logger);
+    registerReplicaMetrics(metrics.registry, db);
     // On the API's port unless a separate (internal) one is configured: main.ts serves it there.
     app.use(metricsRouter(metrics, { token: config.metrics.token, routeTemplateOf, serveEndpoint: config.metrics.port === undefined }));
   }

@@ -1,4 +1,4 @@
-import { databaseOptionsFrom, type AppConfig } from './config';
+import { serverDatabaseOptionsFrom, type AppConfig } from './config';
 import type { Logger } from '../platform/logger';
 import { seedDatabase, isDatabaseEmpty } from '../seed/seed-database';
 import { openDatabase, type Database, type DatabaseOptions } from '../platform/db/database';
@@ -11,7 +11,9 @@ import { applyMigrations, pendingMigrations } from '../platform/db/migrations/ap
  */
 export async function prepareDatabase(config: AppConfig, logger: Logger, onQuery?: DatabaseOptions['onQuery']): Promise<Database> {
   if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, 'using embedded PostgreSQL (PGlite)');
-  const db = await openDatabase(databaseOptionsFrom(config, { onQuery }));
+  const db = await openDatabase(serverDatabaseOptionsFrom(config, { onQuery }));
+  const replicas = db.replicaStatus();
+  if (replicas.length > 0) logger.info({ replicas }, 'read replicas for list and fetch reads');
   let migrated = true;
   if (config.migrateOnStart) {
     const { applied } = await db.withSession((session) => applyMigrations(session));

@@ -2,6 +2,7 @@
  * What a resolver gets for one request, whichever interface it came through. The API layer
  * (api/request-context.ts) makes it once the key is known; features read it, never build it.
  */
+import type { PrismaClient } from '../generated/prisma/client';
 import type { Database } from '../platform/db/database';
 import type { Logger } from '../platform/logger';
 import type { RateLimits } from '../platform/rate-limit/rate-limiter';
@@ -10,7 +11,14 @@ import type { ApiKeyPrincipal } from './auth/api-keys';
 import type { Loaders } from './loaders';
 
 export interface RequestContext {
+  /** `db.prisma` is the primary: writes, and reads that must see them (idempotency, quota). */
   db: Database;
+  /**
+   * List and fetch reads: a read replica when one is configured and usable (it may lag by up to
+   * REPLICA_MAX_LAG_MS), else the primary. Fetches by id go through `loaders`, which ask the
+   * primary again on a miss.
+   */
+  reads: PrismaClient;
   /** The key's organization and the key itself; null only for the keyless requests the API layer lets through (introspection). */
   principal: ApiKeyPrincipal | null;
   /** Per-request DataLoaders: batch and cache every relation within one request only. */

@@ -39,12 +39,22 @@ export interface Loaders {
   userPagesByDealership(page: PageRequest): DataLoader<string, Page<User>>;
 }
 
-export function createLoaders(prisma: PrismaClient, organizationId: string | null): Loaders {
+/**
+ * `prisma` reads (a replica, perhaps); `primaryOnMiss`, when given, is asked again for the ids
+ * `prisma` did not find: an object created a moment ago on the primary may not have reached the
+ * replica yet (read-your-writes on fetch by id).
+ */
+export function createLoaders(prisma: PrismaClient, organizationId: string | null, primaryOnMiss?: PrismaClient): Loaders {
   // Without an organization nothing is visible.
-  const scoped = <T>(load: (org: string, keys: readonly string[]) => Promise<(T | null)[]>) =>
-    new DataLoader<string, T | null>((keys) =>
-      organizationId ? load(organizationId, keys) : Promise.resolve(keys.map(() => null)),
-    );
+  const scoped = <T>(find: (client: PrismaClient, org: string, keys: readonly string[]) => Promise<(T | null)[]>) =>
+    new DataLoader<string, T | null>(async (keys) => {
+      if (!organizationId) return keys.map(() => null);
+      const found = await find(prisma, organizationId, keys);
+      const missing = keys.filter((_key, index) => found[index] === null);
+      if (!primaryOnMiss || missing.length === 0) return found;
+      const again = new Map((await find(primaryOnMiss, organizationId, missing)).map((row, index) => [missing[index], row]));
+      return found.map((row, index) => row ?? again.get(keys[index]!) ?? null);
+    });
   // Nested pages hang off objects a root field returned, which required a key; say so if not.
   const requireOrganizationId = (): string => {
     if (!organizationId) throw notAuthenticated();
@@ -63,23 +73,23 @@ export function createLoaders(prisma: PrismaClient, organizationId: string | nul
     return loader;
   }
   return {
-    dealership: scoped((org, ids) => findDealerships(prisma, org, ids).then((rows) => byKey(ids, rows, (r) => r.id))),
-    user: scoped((org, ids) => findUsers(prisma, org, ids).then((rows) => byKey(ids, rows, (r) => r.id))),
-    organization: scoped(async (org, ids) => {
-      const rows = await prisma.organization.findMany({
+    dealership: scoped((client, org, ids) => findDealerships(client, org, ids).then((rows) => byKey(ids, rows, (r) => r.id))),
+    user: scoped((client, org, ids) => findUsers(client, org, ids).then((rows) => byKey(ids, rows, (r) => r.id))),
+    organization: scoped(async (client, org, ids) => {
+      const rows = await client.organization.findMany({
         where: { id: { in: ids.filter((id) => id === org) } },
         select: { id: true, name: true, created_at: true, updated_at: true },
       });
       return byKey(ids, rows, (r) => r.id);
     }),
-    contact: scoped(async (org, ids) => {
-      const rows = await prisma.contact.findMany({
+    contact: scoped(async (client, org, ids) => {
+      const rows = await client.contact.findMany({
         where: { organization_id: org, id: { in: [...ids] } },
         select: { id: true, name: true, email: true, phone: true, created_at: true },
       });
       return byKey(ids, rows, (r) => r.id);
     }),
-    report: scoped((org, tokens) => findReports(prisma, org, tokens).then((rows) => byKey(tokens, rows, (r) => r.token))),
+    report: scoped((client, org, tokens) => findReports(client, org, tokens).then((rows) => byKey(tokens, rows, (r) => r.token))),
     notificationsByReport: new DataLoader<string, Notification[]>((tokens) =>
       organizationId ? notificationsByReport(prisma, organizationId, tokens) : Promise.resolve(tokens.map(() => [])),
     ),

@@ -14,7 +14,7 @@ export class DealershipsResolver {
   @Statements(2)
   @Query(() => DealershipPage, { description: 'List dealerships (spec 4.6), by position then name by default' })
   dealerships(@Args(() => DealershipsArgs) args: DealershipsArgs, @Ctx() context: RequestContext): Promise<DealershipPage> {
-    return listDealerships(context.db.prisma, requireOrganization(context), args);
+    return listDealerships(context.reads, requireOrganization(context), args);
   }
 
   @Extensions(GRAPHQL_ONLY)

@@ -21,7 +21,7 @@ export class ReportsResolver {
   reports(@Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: RequestContext, @Info() info: GraphQLResolveInfo): Promise<ReportPage> {
     const organizationId = requireOrganization(context);
     const { limit, offset, order_by, ...filters } = args;
-    return listReports(context.db.prisma, organizationId, filters, { limit, offset, order_by }, selectsField(info, 'total'));
+    return listReports(context.reads, organizationId, filters, { limit, offset, order_by }, selectsField(info, 'total'));
   }
 
   @Statements(1)

@@ -14,7 +14,7 @@ export class UsersResolver {
   @Statements(2)
   @Query(() => UserPage, { description: 'List users (spec 4.4)' })
   users(@Args(() => UsersArgs) args: UsersArgs, @Ctx() context: RequestContext): Promise<UserPage> {
-    return listUsers(context.db.prisma, requireOrganization(context), args);
+    return listUsers(context.reads, requireOrganization(context), args);
   }
 
   @Statements(1)

@@ -7,21 +7,52 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { PrismaClient } from '../../generated/prisma/client';
+import { ReplicaSet, serverName, type ReadClient, type ReadRouting, type ReplicaStatus } from './replicas';
 import type { SqlSession } from './sql-session';
+
+export type { ReadClient, ReadRouting, ReplicaStatus };
 
 export type DatabaseKind = 'postgres' | 'pglite';
 
 export interface Database {
   kind: DatabaseKind;
+  /** The primary: writes, and every read that must see the latest data. */
   prisma: PrismaClient;
-  /** Runs `work` on one dedicated connection (migrations, advisory locks). */
+  /**
+   * Where one request's list and fetch reads go: a usable replica (round robin; healthy and within
+   * `replicaMaxLagMs`), else the primary. Without replicas, the primary.
+   */
+  reader(): ReadClient;
+  /** The replicas' health and lag (empty without replicas). */
+  replicaStatus(): ReplicaStatus[];
+  /** Counts of where reads went since the database was opened (zeros without replicas). */
+  readRouting(): ReadRouting;
+  /**
+   * Runs `work` on one dedicated connection (migrations, advisory locks): to `directUrl` when set
+   * (PostgreSQL itself, not a transaction-mode pooler), else from the pool.
+   */
   withSession<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
 export interface DatabaseOptions {
-  /** postgresql://… ; when absent, PGlite is used. */
+  /**
+   * postgresql://… ; when absent, PGlite is used. `?pgbouncer=true` says it is a transaction-mode
+   * PgBouncer: no start-up parameters beyond the ones PgBouncer knows (statement_timeout is then the
+   * pooler's or the role's setting, see docs/deploy.md).
+   */
   url?: string;
+  /**
+   * PostgreSQL itself, when `url` is a pooler: `withSession` (migrations under a session-level
+   * advisory lock) connects here. Absent: sessions come from `url`'s pool.
+   */
+  directUrl?: string;
+  /** Streaming replicas for list and fetch reads (PostgreSQL only). */
+  replicaUrls?: string[];
+  /** A replica further behind than this is skipped. Default 5000. */
+  replicaMaxLagMs?: number;
+  /** How often replicas' health and lag are checked. Default 1000. */
+  replicaCheckIntervalMs?: number;
   /** PGlite data folder, or `memory://` for an in-memory database. */
   dataDir?: string;
   poolMax?: number;
@@ -56,44 +87,99 @@ function prismaClient(adapter: AdapterFactory, options: DatabaseOptions) {
   return prisma;
 }
 
-async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
-  // int8 (count(*)) as a JS number, as PGlite returns it: counts here never exceed 2^53.
+const NO_REPLICA_ROUTING: ReadRouting = Object.freeze({ replica: 0, primary: 0, fallbackUnavailable: 0, fallbackNotFound: 0 });
+
+/** A connection string without our own `pgbouncer` flag, and whether it was set. */
+function pgbouncerFlag(url: string): { url: string; pgbouncer: boolean } {
+  const parsed = new URL(url);
+  const pgbouncer = /^(1|true|yes|on)$/i.test(parsed.searchParams.get('pgbouncer') ?? '');
+  parsed.searchParams.delete('pgbouncer');
+  return { url: parsed.toString(), pgbouncer };
+}
+
+function openPool(rawUrl: string, options: DatabaseOptions, applicationName: string): pg.Pool {
+  const { url, pgbouncer } = pgbouncerFlag(rawUrl);
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolMax ?? 10,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 2_000,
     idleTimeoutMillis: 30_000,
-    // Sent at connection start-up, so it holds for every statement on the connection.
-    ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+    // Sent at connection start-up, so it holds for every statement on the connection. PgBouncer
+    // refuses start-up parameters it does not know: behind it, the pooler sets it (connect_query).
+    ...(options.statementTimeoutMs && !pgbouncer ? { statement_timeout: options.statementTimeoutMs } : {}),
+    // Which server a backend serves (pg_stat_activity.application_name): primary or replica.
+    application_name: applicationName,
     // A peer that vanished without a reset (network cut) is detected instead of waited on forever.
     keepAlive: true,
   });
   // An idle client losing its connection (server restart) must not crash the process; the pool
   // drops it and opens a new one on the next query, so the service recovers on its own.
   pool.on('error', () => undefined);
+  return pool;
+}
+
+async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
+  const pool = openPool(url, options, 'vr-api');
   const prisma = prismaClient(new PrismaPg(pool), options);
+  const replicaUrls = options.replicaUrls ?? [];
+  const replicas =
+    replicaUrls.length === 0
+      ? undefined
+      : new ReplicaSet(
+          replicaUrls.map((replicaUrl) => {
+            const replicaPool = openPool(replicaUrl, options, 'vr-api-replica');
+            return { name: serverName(replicaUrl), pool: replicaPool, prisma: prismaClient(new PrismaPg(replicaPool), options) };
+          }),
+          prisma,
+          options.replicaMaxLagMs ?? 5_000,
+        );
+  await replicas?.start(options.replicaCheckIntervalMs ?? 1_000);
+
+  async function session<T>(client: pg.ClientBase, work: (session: SqlSession) => Promise<T>): Promise<T> {
+    return work({
+      query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
+      exec: async (script) => {
+        await client.query(script);
+      },
+    });
+  }
+
   return {
     kind: 'postgres',
     prisma,
+    reader: () => replicas?.reader() ?? { prisma },
+    replicaStatus: () => replicas?.status() ?? [],
+    readRouting: () => (replicas ? { ...replicas.routing } : NO_REPLICA_ROUTING),
     async withSession(work) {
+      if (options.directUrl) {
+        // A connection of its own, to PostgreSQL itself: session state (advisory locks) holds.
+        const client = new pg.Client({
+          connectionString: pgbouncerFlag(options.directUrl).url,
+          connectionTimeoutMillis: options.connectionTimeoutMs ?? 2_000,
+          application_name: 'vr-api-session',
+        });
+        await client.connect();
+        try {
+          return await session(client, work);
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+      }
       const client = await pool.connect();
+      const timeout = options.statementTimeoutMs && !pgbouncerFlag(url).pgbouncer;
       try {
         // Migrations (an index build) may rightly outlast a request's statement timeout.
-        if (options.statementTimeoutMs) await client.query('SET statement_timeout = 0');
-        return await work({
-          query: async (sql, params) => (await client.query(sql, params as unknown[])).rows,
-          exec: async (script) => {
-            await client.query(script);
-          },
-        });
+        if (timeout) await client.query('SET statement_timeout = 0');
+        return await session(client, work);
       } finally {
         // RESET goes back to the start-up value; a connection that cannot even do that is discarded.
         let broken: Error | undefined;
-        if (options.statementTimeoutMs) broken = await client.query('RESET statement_timeout').then(() => undefined, (error: Error) => error);
+        if (timeout) broken = await client.query('RESET statement_timeout').then(() => undefined, (error: Error) => error);
         client.release(broken);
       }
     },
     async close() {
+      await replicas?.close();
       await prisma.$disconnect();
       await pool.end();
     },
@@ -108,6 +194,9 @@ async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Da
   return {
     kind: 'pglite',
     prisma,
+    reader: () => ({ prisma }),
+    replicaStatus: () => [],
+    readRouting: () => NO_REPLICA_ROUTING,
     // PGlite has a single connection: the session is the database itself.
     withSession: (work) =>
       work({

@@ -6,7 +6,10 @@
  */
 import type { PrismaClient } from '../../generated/prisma/client';
 
-/** Runs at most `limit` tasks at a time, the others in arrival order (a dozen lines: no library needed). */
+/**
+ * Runs at most `limit` tasks at a time, the others in arrival order (a dozen lines: no library
+ * needed). One may be shared by several clients (a request's primary and replica).
+ */
 export class Semaphore {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
@@ -33,8 +36,8 @@ const RUNS_SQL = new Set(['$queryRaw', '$queryRawUnsafe', '$executeRaw', '$execu
  * transaction as a whole) takes one of `limit` slots. Prisma's lazy promises become eager ones,
  * which every caller here awaits anyway.
  */
-export function limitStatements(prisma: PrismaClient, limit: number): PrismaClient {
-  const semaphore = new Semaphore(limit);
+export function limitStatements(prisma: PrismaClient, limit: number | Semaphore): PrismaClient {
+  const semaphore = typeof limit === 'number' ? new Semaphore(limit) : limit;
   const wrapped = new Map<PropertyKey, unknown>();
   const throughSemaphore =
     (target: object, method: (...args: unknown[]) => PromiseLike<unknown>) =>

@@ -1,0 +1,244 @@
+/**
+ * Read replicas (PostgreSQL streaming standbys) for the reads that tolerate a little staleness:
+ * list and fetch queries. Everything else stays on the primary (see database.ts).
+ *
+ * Why not `@prisma/extension-read-replicas` (0.5.0, the one for Prisma 7): it accepts driver-adapter
+ * clients, but it picks a replica at random per query with no health or lag check and no fallback
+ * when a replica fails, it sends every `find*`/`count` of the extended client to a replica unless
+ * the caller opts out with `$primary()` (our idempotency look-ups and the dealership check of lead
+ * creation would read stale rows), and it leaves `$queryRaw` (our report lists) on the primary.
+ * So routing is done here, one level down: one Prisma client per server (each over its own `pg`
+ * pool), a health and lag monitor, round robin over the usable replicas, and a client that re-runs a
+ * read on the primary when its replica turns out to be unreachable.
+ */
+import pg from 'pg';
+import type { PrismaClient } from '../../generated/prisma/client';
+import { databaseFailureOf } from './failures';
+
+export interface ReplicaStatus {
+  /** host:port of the replica (its URL without credentials): a bounded metrics label. */
+  name: string;
+  /** The last health check answered, and no read has failed on it since. */
+  healthy: boolean;
+  /** Replay lag in milliseconds at the last check; undefined while unknown (never reached). */
+  lagMs?: number;
+  /** Healthy and within the lag limit: reads go to it. */
+  usable: boolean;
+}
+
+/** Where reads went: `replica`, `primary` (no usable replica), and the two fallbacks. */
+export interface ReadRouting {
+  replica: number;
+  primary: number;
+  /** a replica failed (unreachable, recovery conflict) and the read was re-run on the primary */
+  fallbackUnavailable: number;
+  /** a fetch by id missed on the replica and was re-asked of the primary (read-your-writes) */
+  fallbackNotFound: number;
+}
+
+export interface ReadClient {
+  /** Where this request's reads go: a replica (with fallback to the primary) or the primary itself. */
+  prisma: PrismaClient;
+  /**
+   * Set when `prisma` reads from a replica: the primary, to ask again about ids the replica does
+   * not know (yet). Undefined when `prisma` is the primary already.
+   */
+  primaryOnMiss?: PrismaClient;
+  /** The replica's name, or undefined for the primary. */
+  replica?: string;
+}
+
+export interface Replica {
+  name: string;
+  prisma: PrismaClient;
+  pool: pg.Pool;
+}
+
+/**
+ * Lag as the standby sees it: zero when it has replayed everything it received, otherwise how old
+ * the last replayed transaction is. (`now() - pg_last_xact_replay_timestamp()` alone would grow on
+ * an idle primary, where there is nothing to replay.) A server that is not in recovery (a promoted
+ * standby) has no lag.
+ */
+const LAG_SQL = `
+  SELECT CASE
+    WHEN NOT pg_is_in_recovery() THEN 0
+    WHEN pg_last_wal_receive_lsn() IS NOT DISTINCT FROM pg_last_wal_replay_lsn() THEN 0
+    ELSE COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000, 'Infinity')
+  END::float8 AS lag_ms`;
+
+/** host:port of a postgresql:// URL, never its credentials. */
+export function serverName(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '5432'}`;
+  } catch {
+    return 'replica';
+  }
+}
+
+/** SQLSTATE 40001 on a standby: the query was cancelled by a conflict with recovery. Re-run it on the primary. */
+function shouldFallBack(error: unknown): boolean {
+  if (databaseFailureOf(error)?.kind === 'unavailable') return true;
+  const text = error instanceof Error ? error.message : String(error);
+  return /conflict with recovery/i.test(text);
+}
+
+interface ReplicaState extends Replica {
+  healthy: boolean;
+  lagMs?: number;
+}
+
+export class ReplicaSet {
+  private readonly replicas: ReplicaState[];
+  private next = 0;
+  private timer?: NodeJS.Timeout;
+  private checking?: Promise<void>;
+  readonly routing: ReadRouting = { replica: 0, primary: 0, fallbackUnavailable: 0, fallbackNotFound: 0 };
+
+  constructor(
+    replicas: Replica[],
+    private readonly primary: PrismaClient,
+    private readonly maxLagMs: number,
+  ) {
+    this.replicas = replicas.map((replica) => ({ ...replica, healthy: false }));
+  }
+
+  /** Checks every replica now, then every `intervalMs` in the background. */
+  async start(intervalMs: number): Promise<void> {
+    await this.check();
+    this.timer = setInterval(() => void this.check(), intervalMs);
+    this.timer.unref();
+  }
+
+  /** One round of health and lag checks (a round still running is joined, not doubled). */
+  check(): Promise<void> {
+    this.checking ??= Promise.all(
+      this.replicas.map(async (replica) => {
+        try {
+          const { rows } = await replica.pool.query<{ lag_ms: number }>(LAG_SQL);
+          replica.lagMs = Number(rows[0]?.lag_ms);
+          replica.healthy = true;
+        } catch {
+          replica.healthy = false;
+        }
+      }),
+    ).then(() => {
+      this.checking = undefined;
+    });
+    return this.checking;
+  }
+
+  status(): ReplicaStatus[] {
+    return this.replicas.map((replica) => ({
+      name: replica.name,
+      healthy: replica.healthy,
+      lagMs: replica.lagMs,
+      usable: this.usable(replica),
+    }));
+  }
+
+  private usable(replica: ReplicaState): boolean {
+    return replica.healthy && replica.lagMs !== undefined && replica.lagMs <= this.maxLagMs;
+  }
+
+  /** The next usable replica in round-robin order, or undefined when none is. */
+  private pick(): ReplicaState | undefined {
+    for (let tried = 0; tried < this.replicas.length; tried += 1) {
+      const replica = this.replicas[this.next % this.replicas.length]!;
+      this.next = (this.next + 1) % this.replicas.length;
+      if (this.usable(replica)) return replica;
+    }
+    return undefined;
+  }
+
+  /** The read client of one request. */
+  reader(): ReadClient {
+    const replica = this.pick();
+    if (!replica) {
+      return { prisma: countingClient(this.primary, () => (this.routing.primary += 1)) };
+    }
+    const prisma = routedClient(this.primary, async (invoke) => {
+      try {
+        const result = await invoke(replica.prisma);
+        this.routing.replica += 1;
+        return result;
+      } catch (error) {
+        if (!shouldFallBack(error)) throw error;
+        // Out of rotation until the monitor reaches it again; this read goes to the primary.
+        replica.healthy = false;
+        this.routing.fallbackUnavailable += 1;
+        return invoke(this.primary);
+      }
+    });
+    const primaryOnMiss = countingClient(this.primary, () => (this.routing.fallbackNotFound += 1));
+    return { prisma, primaryOnMiss, replica: replica.name };
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.checking;
+    await Promise.all(
+      this.replicas.map(async (replica) => {
+        await replica.prisma.$disconnect();
+        await replica.pool.end();
+      }),
+    );
+  }
+}
+
+type Invoke = (client: PrismaClient) => PromiseLike<unknown>;
+
+/** Client methods that run a read we may route; `$transaction`, `$executeRaw` and the rest stay on the primary. */
+const ROUTED_METHODS = new Set(['$queryRaw', '$queryRawUnsafe']);
+
+/**
+ * A client shaped like `shape` (the primary) whose model calls and raw queries go through
+ * `execute`, which decides which real client runs them. Prisma's lazy promises become eager ones,
+ * as with the statement limiter.
+ */
+export function routedClient(shape: PrismaClient, execute: (invoke: Invoke) => Promise<unknown>): PrismaClient {
+  const views = new Map<PropertyKey, unknown>();
+  return new Proxy(shape, {
+    get(target, property) {
+      const cached = views.get(property);
+      if (cached) return cached;
+      const value = Reflect.get(target, property) as unknown;
+      let view: unknown;
+      if (typeof property === 'string' && ROUTED_METHODS.has(property) && typeof value === 'function') {
+        view = (...args: unknown[]) => execute((client) => (client as unknown as Record<string, (...a: unknown[]) => PromiseLike<unknown>>)[property]!(...args));
+      } else if (typeof property === 'string' && !property.startsWith('$') && typeof value === 'object' && value !== null) {
+        // A model delegate (prisma.report…): each of its methods is a statement.
+        const delegateViews = new Map<PropertyKey, unknown>();
+        view = new Proxy(value, {
+          get(delegate, method) {
+            const member = Reflect.get(delegate, method) as unknown;
+            if (typeof member !== 'function') return member;
+            let routed = delegateViews.get(method);
+            if (!routed) {
+              routed = (...args: unknown[]) =>
+                execute((client) => {
+                  const model = (client as unknown as Record<string, Record<PropertyKey, (...a: unknown[]) => PromiseLike<unknown>>>)[property]!;
+                  return model[method]!(...args);
+                });
+              delegateViews.set(method, routed);
+            }
+            return routed;
+          },
+        });
+      } else {
+        return value;
+      }
+      views.set(property, view);
+      return view;
+    },
+  });
+}
+
+/** `client` itself, counting each statement run through it. */
+function countingClient(client: PrismaClient, count: () => void): PrismaClient {
+  return routedClient(client, async (invoke) => {
+    count();
+    return invoke(client);
+  });
+}

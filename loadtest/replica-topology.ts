@@ -62,7 +62,8 @@ async function writes(url: string): Promise<number> {
 }
 
 /** The report list's total (src/features/reports/report-query.ts, reportCountSql): one per list request. */
-const REPORT_LIST_TOTAL = '^\\s*select count\\(\\*\\)::int as total from reports r where';
+// Filtered lists count their reports; the default page reads the counter table.
+const REPORT_LIST_TOTAL = '^\\s*select (count\\(\\*\\)::int as total from reports r where|coalesce\\(\\(select total from report_counts)';
 
 async function callsMatching(url: string, pattern: string): Promise<number> {
   const [row] = await query<{ calls: number }>(url, 'SELECT COALESCE(sum(calls), 0)::int AS calls FROM pg_stat_statements WHERE query ~* $1', [pattern]);

@@ -17,6 +17,9 @@ module.exports = {
     ],
   },
   setupFiles: ['<rootDir>/test/support/setup-env.js', 'reflect-metadata'],
+  // PostgreSQL, Redis, Chromium and PgBouncer: found, or provided, before any suite runs.
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60000,
   // Database-bound suites: one worker per core of the 2-core machines this runs on.
   maxWorkers: 2,

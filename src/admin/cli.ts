@@ -157,6 +157,18 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
       return { organizations: result.organizations, reports: result.reports, keys: result.keys.map((k) => ({ organization_id: k.organization_id, key: k.key })) };
     },
   },
+  'demo:reset': {
+    usage: '--yes [--reports N] (drops every row of every table, then seeds fresh demo data; refused with NODE_ENV=production)',
+    run: async (prisma, o) => {
+      if (loadConfig().nodeEnv === 'production') throw new UsageError('demo:reset is refused with NODE_ENV=production');
+      if (o.yes !== true) throw new UsageError('demo:reset drops all data: add --yes');
+      const tables = await prisma.$queryRaw<{ name: string }[]>`
+        SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'`;
+      await prisma.$executeRawUnsafe(`TRUNCATE ${tables.map((t) => t.name).join(', ')} CASCADE`);
+      const result = await seedDatabase(prisma, buildDemoDataset({ reports: optionalInt(o, 'reports') }));
+      return { organizations: result.organizations, reports: result.reports, keys: result.keys.map((k) => ({ organization_id: k.organization_id, key: k.key })) };
+    },
+  },
   migrate: {
     usage: '(applies pending migrations; every command does this first)',
     run: async () => ({ ok: true }),

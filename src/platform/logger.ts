@@ -1,15 +1,20 @@
 import pino from 'pino';
 
 /**
- * Structured JSON logs. Keys, tokens and personal data are redacted wherever they appear. Until a
- * process has read its configuration (`configureLogging`), the level comes from LOG_LEVEL.
+ * Structured JSON logs, or readable lines (pino-pretty) when stdout is a terminal: a person at
+ * `npm start` reads them, a collector gets JSON. Keys, tokens and personal data are redacted
+ * wherever they appear. Until a process has read its configuration (`configureLogging`), the
+ * level comes from LOG_LEVEL. LOG_FORMAT=json|pretty overrides the choice.
  */
+const pretty = process.env.LOG_FORMAT ? process.env.LOG_FORMAT === 'pretty' : process.stdout.isTTY === true;
+
 export const logger = pino({
   level: process.env.LOG_LEVEL || 'info',
   redact: {
     paths: ['req.headers["x-api-key"]', 'req.headers.authorization', '*.key', '*.apiKey', '*.email', '*.phone'],
     censor: '[redacted]',
   },
+  ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
 });
 
 export type Logger = typeof logger;

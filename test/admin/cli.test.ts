@@ -95,6 +95,31 @@ describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
     ]);
   });
 
+  it('demo:reset drops everything and seeds fresh demo data with new keys; never in production', async () => {
+    const before = await cli('org:create', '--name', 'Wiped Out');
+    const oldKey = (await cli('key:create', '--org', before.output.id)).output.key as string;
+    expect(await cli('demo:reset')).toMatchObject({ code: 2, output: { error: 'demo:reset drops all data: add --yes' } });
+    const previous = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    try {
+      expect(await cli('demo:reset', '--yes')).toMatchObject({ code: 2, output: { error: expect.stringMatching(/refused with NODE_ENV=production/) } });
+    } finally {
+      process.env.NODE_ENV = previous;
+    }
+    expect(await authenticateApiKey(env.db.prisma, oldKey)).not.toBeNull();
+
+    const reset = await cli('demo:reset', '--yes', '--reports', '30');
+    expect(reset.code).toBe(0);
+    expect(reset.output.reports).toBe(30);
+    expect(reset.output.keys).toHaveLength(2);
+    expect(await authenticateApiKey(env.db.prisma, oldKey)).toBeNull();
+    expect(await env.db.prisma.organization.count({ where: { name: 'Wiped Out' } })).toBe(0);
+    for (const { key, organization_id } of reset.output.keys as { key: string; organization_id: string }[]) {
+      expect(await authenticateApiKey(env.db.prisma, key)).toMatchObject({ organizationId: organization_id });
+    }
+    expect(await env.db.prisma.report.count()).toBe(30);
+  });
+
   it('answers a usage error with a non-zero code and a JSON message', async () => {
     expect(await cli('org:frobnicate')).toMatchObject({ code: 2, output: { error: expect.stringContaining('unknown command') } });
     expect(await cli('entity:create', '--name', 'x')).toMatchObject({ code: 2, output: { error: '--org is required' } });

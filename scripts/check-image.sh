@@ -14,14 +14,16 @@ BASE=node:20-bookworm-slim
 IMAGE=localhost/vehicle-report-api:check
 DATABASE=vr_image_check_$$
 ADMIN_URL="${TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/test}"
-PORT=4890
-METRICS_PORT=4891
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+PORT=$(free_port)
+METRICS_PORT=$(free_port)
 WORK=$(mktemp -d)
 CONTAINER=""
 SERVER_PID=""
 
 cleanup() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  # The server runs in a process group of its own (setsid): stop all of it, chroot included.
+  [ -n "$SERVER_PID" ] && kill -- "-$SERVER_PID" 2>/dev/null || true
   [ -n "$CONTAINER" ] && buildah rm "$CONTAINER" >/dev/null 2>&1 || true
   psql "$ADMIN_URL" -qc "DROP DATABASE IF EXISTS $DATABASE WITH (FORCE)" >/dev/null 2>&1 || true
   rm -rf "$WORK"
@@ -47,10 +49,12 @@ if ! buildah inspect --type image "$BASE" >/dev/null 2>&1 && ! buildah pull -q "
   if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
     mkdir -p "$ROOTFS/etc/ssl/certs" && cp /etc/ssl/certs/ca-certificates.crt "$ROOTFS/etc/ssl/certs/"
   fi
-  tar -C "$ROOTFS" -c . | buildah import --change 'CMD ["node"]' \
-    --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' - "localhost/$BASE" >/dev/null 2>&1 \
-    || tar -C "$ROOTFS" -c . | podman import --change 'CMD ["node"]' \
-      --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' - "localhost/$BASE" >/dev/null
+  base=$(buildah from scratch)
+  cp -a "$ROOTFS/." "$(buildah mount "$base")/"
+  buildah umount "$base" >/dev/null
+  buildah config --cmd node --env NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt "$base"
+  buildah commit --quiet "$base" "localhost/$BASE" >/dev/null
+  buildah rm "$base" >/dev/null
 fi
 
 echo "image check: building the Dockerfile"
@@ -70,7 +74,9 @@ run_in_image() {
 # The image's own command (CMD), as the container would run it.
 cmd=$(buildah inspect --type image --format '{{.OCIv1.Config.Cmd}}' "$IMAGE")
 [ "$cmd" = "[node dist/src/app/main.js]" ] || { echo "image check: unexpected CMD: $cmd" >&2; exit 1; }
-run_in_image node dist/src/app/main.js >"$WORK/server.log" 2>&1 &
+export -f run_in_image
+export CONTAINER DB_URL PORT METRICS_PORT
+setsid bash -c 'run_in_image node dist/src/app/main.js' >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 
 for _ in $(seq 1 60); do

@@ -19,7 +19,18 @@ const layerZones = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'src/generated/', 'coverage/', 'test-artifacts/', '.data/', 'bench/results/', 'examples/graphql-operations.ts'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'src/generated/',
+      'coverage/',
+      'test-artifacts/',
+      '.data/',
+      'bench/results/',
+      'examples/graphql-operations.ts',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {

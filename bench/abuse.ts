@@ -41,8 +41,20 @@ const ATTACKS: Attack[] = [
   { name: 'victim alone', attackers: 0, keyed: false, body: '', anonymousPerMinute: 60 },
   { name: '4 keyless clients, 2,500-alias documents', attackers: 4, keyed: false, body: aliasDocument(2_500), anonymousPerMinute: 60 },
   { name: '12 keyless clients, 2,500-alias documents', attackers: 12, keyed: false, body: aliasDocument(2_500), anonymousPerMinute: 60 },
-  { name: '4 keyless clients, keyless throttle off', attackers: 4, keyed: false, body: aliasDocument(2_500), anonymousPerMinute: 1_000_000_000 },
-  { name: '4 clients of one other tenant, widest allowed operation (20 lists)', attackers: 4, keyed: true, body: aliasDocument(20), anonymousPerMinute: 60 },
+  {
+    name: '4 keyless clients, keyless throttle off',
+    attackers: 4,
+    keyed: false,
+    body: aliasDocument(2_500),
+    anonymousPerMinute: 1_000_000_000,
+  },
+  {
+    name: '4 clients of one other tenant, widest allowed operation (20 lists)',
+    attackers: 4,
+    keyed: true,
+    body: aliasDocument(20),
+    anonymousPerMinute: 60,
+  },
 ];
 
 function cpuMs(pid: number): number {
@@ -155,7 +167,8 @@ async function main(): Promise<void> {
         const cpu = cpuMs(app.child.pid!) - cpuBefore;
         const sorted = [...victim.load.latencies].sort((a, b) => a - b);
         const attackerStatuses = new Map<number, number>();
-        for (const a of attackers) for (const [status, n] of a.load.statuses) attackerStatuses.set(status, (attackerStatuses.get(status) ?? 0) + n);
+        for (const a of attackers)
+          for (const [status, n] of a.load.statuses) attackerStatuses.set(status, (attackerStatuses.get(status) ?? 0) + n);
         const answered = victim.load.latencies.length + [...attackerStatuses.values()].reduce((a, b) => a + b, 0);
         rows.push([
           attack.name,
@@ -176,7 +189,12 @@ async function main(): Promise<void> {
   }
   const head = ['scenario', 'victim req/s', 'victim p50 ms', 'victim p95 ms', 'victim statuses', 'attacker statuses', 'server CPU ms/req'];
   console.log(`\n${reports} reports, ${duration} s per scenario; victim: ${VICTIM_RATE} requests/s reading 20 reports\n`);
-  console.log(`| ${head.join(' | ')} |\n|---|${head.slice(1).map(() => '---:').join('|')}|`);
+  console.log(
+    `| ${head.join(' | ')} |\n|---|${head
+      .slice(1)
+      .map(() => '---:')
+      .join('|')}|`,
+  );
   for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 }
 

@@ -10,12 +10,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type Request } from 'express';
 import pg from 'pg';
 import type { Prisma } from '../src/generated/prisma/client';
-import {
-  parseReportOrder,
-  reportCountSql,
-  reportPageSql,
-  type CompactReportRow,
-} from '../src/features/reports/report-query';
+import { parseReportOrder, reportCountSql, reportPageSql, type CompactReportRow } from '../src/features/reports/report-query';
 import type { ReportFilterArgs } from '../src/features/reports/report-filters.args';
 
 const organizationId = process.env.BENCH_ORGANIZATION_ID!;

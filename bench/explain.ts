@@ -17,11 +17,15 @@ async function main(): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows: [org] } = await client.query<{ organization_id: string; n: number }>(
+    const {
+      rows: [org],
+    } = await client.query<{ organization_id: string; n: number }>(
       'SELECT organization_id, count(*)::int AS n FROM reports GROUP BY 1 ORDER BY 2 DESC LIMIT 1',
     );
     const organizationId = org!.organization_id;
-    const { rows: [sample] } = await client.query<{ vin: string; brand: string; client_name: string; created_at: Date }>(
+    const {
+      rows: [sample],
+    } = await client.query<{ vin: string; brand: string; client_name: string; created_at: Date }>(
       'SELECT vin, brand, client_name, created_at FROM reports WHERE organization_id = $1 AND valid ORDER BY created_at DESC OFFSET $2 LIMIT 1',
       [organizationId, Math.floor(org!.n / 3)],
     );
@@ -48,9 +52,18 @@ async function main(): Promise<void> {
       ['order_by dealership_name', {}, { order_by: 'dealership_name' }],
     ];
     const explain = async (label: string, statement: Prisma.Sql) => {
-      const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`, statement.values as unknown[]);
+      const { rows } = await client.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`,
+        statement.values as unknown[],
+      );
       const plan = rows.map((r) => r['QUERY PLAN']);
-      const indexes = [...new Set(plan.flatMap((l) => [...l.matchAll(/(?:Index Only Scan|Index Scan|Bitmap Index Scan)(?: Backward)? (?:using|on) (\w+)/g)].map((m) => m[1]!)))];
+      const indexes = [
+        ...new Set(
+          plan.flatMap((l) =>
+            [...l.matchAll(/(?:Index Only Scan|Index Scan|Bitmap Index Scan)(?: Backward)? (?:using|on) (\w+)/g)].map((m) => m[1]!),
+          ),
+        ),
+      ];
       const seq = plan.some((l) => /Seq Scan on reports/.test(l)) ? 'Seq Scan on reports' : '';
       const time = plan.find((l) => l.startsWith('Execution Time'))?.replace('Execution Time: ', '') ?? '';
       const buffers = /Buffers: shared (.*)/.exec(plan.find((l) => l.includes('Buffers:')) ?? '')?.[1] ?? '';
@@ -62,7 +75,16 @@ async function main(): Promise<void> {
     console.log('|---|---|---:|---|');
     for (const [label, filters, page] of cases) {
       const filtersWithDefault = { valid: true, ...filters };
-      await explain(`${label}: page`, reportPageSql({ organizationId, filters: filtersWithDefault, limit: 100, offset: page?.offset ?? 0, order: parseReportOrder(page?.order_by) }));
+      await explain(
+        `${label}: page`,
+        reportPageSql({
+          organizationId,
+          filters: filtersWithDefault,
+          limit: 100,
+          offset: page?.offset ?? 0,
+          order: parseReportOrder(page?.order_by),
+        }),
+      );
       if (!page) await explain(`${label}: count`, reportCountSql(organizationId, filtersWithDefault));
     }
   } finally {

@@ -57,7 +57,9 @@ async function insertRows(client: pg.ClientBase, table: string, rows: Record<str
   const tuples = rows.map((row) => {
     const placeholders = columns.map((column) => {
       const value = row[column];
-      values.push(value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value) ? JSON.stringify(value) : value);
+      values.push(
+        value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value) ? JSON.stringify(value) : value,
+      );
       return `$${values.length}`;
     });
     return `(${placeholders.join(', ')})`;
@@ -68,12 +70,19 @@ async function insertRows(client: pg.ClientBase, table: string, rows: Record<str
 const FIRST_NAMES = ['Lucas', 'Hugo', 'Louis', 'Emma', 'Léa', 'Chloé', 'Camille', 'Karim', 'Inès', 'Julie', 'Thomas', 'Sophie'];
 const LAST_NAMES = ['Martin', 'Bernard', 'Dubois', 'Petit', 'Durand', 'Leroy', 'Moreau', 'Garcia', 'Roux', 'Nguyen', 'Haddad', 'Fontaine'];
 const CITIES = ['Marseille', 'Lyon', 'Paris', 'Lille', 'Nantes', 'Toulon', 'Grenoble'];
-const TYPE_WEIGHTS: readonly (readonly [ReportType, number])[] = REPORT_TYPES.map((t) => [t, t === 'inspection' || t === 'remote' ? 28 : 5]);
+const TYPE_WEIGHTS: readonly (readonly [ReportType, number])[] = REPORT_TYPES.map((t) => [
+  t,
+  t === 'inspection' || t === 'remote' ? 28 : 5,
+]);
 
 function client(random: SeededRandom): ClientIdentity {
   const first = random.pick(FIRST_NAMES);
   const last = random.pick(LAST_NAMES);
-  const ascii = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const ascii = (s: string) =>
+    s
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase();
   return {
     foreign: false,
     optinEmail: random.bool(0.5),

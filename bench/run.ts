@@ -104,9 +104,7 @@ function startChild(name: string, file: string, env: Record<string, string>): Pr
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
-    child.once('message', (message: { port: number }) =>
-      resolve({ name, url: `http://127.0.0.1:${message.port}`, process: child }),
-    );
+    child.once('message', (message: { port: number }) => resolve({ name, url: `http://127.0.0.1:${message.port}`, process: child }));
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
   });
 }
@@ -224,7 +222,19 @@ interface Row {
 }
 
 function table(rows: Row[]): string {
-  const head = ['scenario', 'req/s', 'CPU ms/req', 'p50 ms', 'p95 ms', 'p99 ms', 'peak RSS MB', 'errors', 'baseline req/s', 'baseline CPU ms/req', 'ratio'];
+  const head = [
+    'scenario',
+    'req/s',
+    'CPU ms/req',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    'peak RSS MB',
+    'errors',
+    'baseline req/s',
+    'baseline CPU ms/req',
+    'ratio',
+  ];
   const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
   const lines = rows.map((r) => [
     r.scenario,
@@ -275,7 +285,10 @@ async function main(): Promise<void> {
     await db.close();
 
     const app = await startChild('app', 'app-server.ts', { DATABASE_URL: url });
-    const baseline = await startChild('baseline', 'baseline-server.ts', { DATABASE_URL: url, BENCH_ORGANIZATION_ID: scenarios.organizationId });
+    const baseline = await startChild('baseline', 'baseline-server.ts', {
+      DATABASE_URL: url,
+      BENCH_ORGANIZATION_ID: scenarios.organizationId,
+    });
     children.push(app, baseline);
 
     const rows: Row[] = [];
@@ -287,12 +300,21 @@ async function main(): Promise<void> {
     }
 
     const summary = table(rows);
-    console.log(`\n${options.reports} reports (organization under test: ${scenarios.organizationReports}), ${options.duration} s per scenario, ${options.connections} connections\n`);
+    console.log(
+      `\n${options.reports} reports (organization under test: ${scenarios.organizationReports}), ${options.duration} s per scenario, ${options.connections} connections\n`,
+    );
     console.log(summary);
     const dir = path.join(__dirname, 'results');
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, JSON.stringify({ startedAt, options: { ...options, databaseUrl: undefined }, organizationReports: scenarios.organizationReports, rows }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify(
+        { startedAt, options: { ...options, databaseUrl: undefined }, organizationReports: scenarios.organizationReports, rows },
+        null,
+        2,
+      ),
+    );
     log(`\nwritten ${path.relative(process.cwd(), file)}`);
   } finally {
     for (const child of children) child.process.kill();

@@ -62,7 +62,14 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
         headers: { ...headers, 'content-type': 'application/json' },
         body: graphqlBody,
         expectStatus: 200,
-        baseline: { name: 'graphql', method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: graphqlBody, expectStatus: 200 },
+        baseline: {
+          name: 'graphql',
+          method: 'POST',
+          path: '/graphql',
+          headers: { 'content-type': 'application/json' },
+          body: graphqlBody,
+          expectStatus: 200,
+        },
       },
       {
         name: 'create-lead',
@@ -71,7 +78,14 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
         headers: { ...headers, 'content-type': 'application/json' },
         body: leadBody,
         expectStatus: 201,
-        baseline: { name: 'create-lead', method: 'POST', path: '/public/reports/create-lead', headers: { 'content-type': 'application/json' }, body: leadBody, expectStatus: 201 },
+        baseline: {
+          name: 'create-lead',
+          method: 'POST',
+          path: '/public/reports/create-lead',
+          headers: { 'content-type': 'application/json' },
+          body: leadBody,
+          expectStatus: 201,
+        },
       },
     ];
   };

@@ -46,7 +46,8 @@ async function main(): Promise<void> {
   const connection = { baseUrl: process.env.VR_API_URL ?? 'http://localhost:4000', apiKey: process.env.VR_API_KEY ?? '' };
   const { reports } = await request(connection, LatestReports, { limit: 3 });
   console.log(`${reports.total} reports; the latest:`);
-  for (const item of reports.items) console.log(`  ${item.created_at} ${item.type} ${item.data.vehicle.vin ?? '-'} ${item.dealership?.name ?? ''}`);
+  for (const item of reports.items)
+    console.log(`  ${item.created_at} ${item.type} ${item.data.vehicle.vin ?? '-'} ${item.dealership?.name ?? ''}`);
   const first = reports.items[0];
   if (first) {
     // `report` is null (with a NOT_FOUND error) for a token the organization does not have.

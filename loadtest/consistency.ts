@@ -174,7 +174,8 @@ export async function checkConsistency(input: ConsistencyInput): Promise<Consist
     const before = await leadReports(client, input.runId);
     const refused4xx: Record<string, number> = {};
     for (const lead of leads) {
-      if (lead.status !== undefined && lead.status >= 400 && lead.status < 500) refused4xx[lead.status] = (refused4xx[lead.status] ?? 0) + 1;
+      if (lead.status !== undefined && lead.status >= 400 && lead.status < 500)
+        refused4xx[lead.status] = (refused4xx[lead.status] ?? 0) + 1;
     }
     const uncertain = leads.filter(isUncertain);
 
@@ -231,7 +232,8 @@ export async function checkConsistency(input: ConsistencyInput): Promise<Consist
     const used = entities.reduce((sum, e) => sum + e.used, 0);
     const leadReportCount = [...after.values()].reduce((sum, rows) => sum + rows.length, 0);
     if (entitiesWhereUsedDiffers > 0) problems.push(`quota used differs from the lead reports in ${entitiesWhereUsedDiffers} entities`);
-    if (used !== acknowledged.size) problems.push(`quota used (${used}) differs from the leads acknowledged with 201 (${acknowledged.size})`);
+    if (used !== acknowledged.size)
+      problems.push(`quota used (${used}) differs from the leads acknowledged with 201 (${acknowledged.size})`);
 
     // --- 4. outbox, once drained
     const started = Date.now();
@@ -254,7 +256,8 @@ export async function checkConsistency(input: ConsistencyInput): Promise<Consist
     );
     const leadBySeq = new Map(leads.map((l) => [l.seq, l]));
     const expected = new Set<string>();
-    for (const [seq, rows] of after) for (const row of rows) for (const channel of leadBySeq.get(seq)?.channels ?? []) expected.add(`${row.token} ${channel}`);
+    for (const [seq, rows] of after)
+      for (const row of rows) for (const channel of leadBySeq.get(seq)?.channels ?? []) expected.add(`${row.token} ${channel}`);
     const actual = new Set(outbox.map((r) => `${r.token} ${r.channel}`));
     const missingRows = [...expected].filter((k) => !actual.has(k)).length;
     const unexpectedRows = outbox.length - outbox.filter((r) => expected.has(`${r.token} ${r.channel}`)).length;
@@ -280,7 +283,9 @@ export async function checkConsistency(input: ConsistencyInput): Promise<Consist
       .filter((r) => (deliveries.get(r.id)?.length ?? 0) > 1)
       .map((r) => {
         const deliveredAt = deliveries.get(r.id)!.sort((a, b) => a - b);
-        const fault = input.faults.find((f) => deliveredAt[0]! >= f.at - FAULT_WINDOW_BEFORE_S && deliveredAt[0]! <= f.at + FAULT_WINDOW_AFTER_S);
+        const fault = input.faults.find(
+          (f) => deliveredAt[0]! >= f.at - FAULT_WINDOW_BEFORE_S && deliveredAt[0]! <= f.at + FAULT_WINDOW_AFTER_S,
+        );
         return { outboxId: r.id, channel: r.channel, deliveredAt, explainedBy: fault?.event };
       });
     const explained = duplicates.filter((d) => d.explainedBy);

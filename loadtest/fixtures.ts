@@ -58,7 +58,9 @@ export async function prepareDatabase(url: string, reports: number, log: (line: 
       });
       const users = await db.prisma.user.findMany({ where: { organization_id: org.id }, select: { id: true }, take: 50 });
       const brands = [...new Set(reportRows.map((r) => r.brand).filter((b): b is string => !!b))];
-      const searchTerms = [...new Set(reportRows.map((r) => r.client_name?.split(' ').pop()?.toLowerCase()).filter((n): n is string => !!n))];
+      const searchTerms = [
+        ...new Set(reportRows.map((r) => r.client_name?.split(' ').pop()?.toLowerCase()).filter((n): n is string => !!n)),
+      ];
       if (dealerships.length === 0 || reportRows.length === 0 || users.length === 0) {
         throw new Error(`organization ${org.name} needs dealerships, reports and users`);
       }

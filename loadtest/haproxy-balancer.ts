@@ -25,9 +25,14 @@ function replaceOnce(text: string, pattern: RegExp, replacement: string, what: s
 export function localHaproxyConfig(config: string, port: number, backends: Backend[]): string {
   let local = replaceOnce(config, /^(\s*)bind :\d+$/m, `$1bind 127.0.0.1:${port}`, 'the bind line');
   local = replaceOnce(local, /^resolvers docker\n(?:[ \t]+.*\n|[ \t]*\n(?=[ \t]))*/m, '', 'the docker resolvers section');
-  local = replaceOnce(local, / resolvers docker/, '', 'the servers\' resolvers option');
+  local = replaceOnce(local, / resolvers docker/, '', "the servers' resolvers option");
   for (const backend of backends) {
-    local = replaceOnce(local, new RegExp(`^(\\s*server ${backend.name}) \\S+`, 'm'), `$1 127.0.0.1:${backend.port}`, `server ${backend.name}`);
+    local = replaceOnce(
+      local,
+      new RegExp(`^(\\s*server ${backend.name}) \\S+`, 'm'),
+      `$1 127.0.0.1:${backend.port}`,
+      `server ${backend.name}`,
+    );
   }
   local = local.replace(/^(\s*http-error status (\d+) .*)$/gm, '$1 hdr X-LB-Error haproxy');
   return local;
@@ -52,7 +57,9 @@ export async function startHaproxy(options: { backends: Backend[]; dir: string; 
       // HAProxy reports a change both as a warning (stderr) and in its log (stdout): once is enough.
       if (!change || !backend || backend.healthy === (change[2] === 'UP')) return;
       backend.healthy = change[2] === 'UP';
-      timeline.mark(`haproxy: ${backend.name} ${backend.healthy ? 'back in rotation' : `out of rotation (${change[3] ?? 'check failed'})`}`);
+      timeline.mark(
+        `haproxy: ${backend.name} ${backend.healthy ? 'back in rotation' : `out of rotation (${change[3] ?? 'check failed'})`}`,
+      );
     });
   }
   await started;

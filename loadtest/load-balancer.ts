@@ -65,7 +65,11 @@ function withoutHopByHop(headers: http.IncomingHttpHeaders): http.OutgoingHttpHe
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));
 }
 
-export async function startLoadBalancer(options: { backends: Backend[]; upstreamTimeoutMs: number; timeline: Timeline }): Promise<LoadBalancer> {
+export async function startLoadBalancer(options: {
+  backends: Backend[];
+  upstreamTimeoutMs: number;
+  timeline: Timeline;
+}): Promise<LoadBalancer> {
   const { timeline, upstreamTimeoutMs } = options;
   const backends: BackendState[] = options.backends.map((b) => ({
     ...b,
@@ -153,7 +157,12 @@ export async function startLoadBalancer(options: { backends: Backend[]; upstream
       method: req.method,
       path: req.url,
       agent: backend.agent,
-      headers: { ...withoutHopByHop(req.headers), 'x-forwarded-for': req.socket.remoteAddress ?? '', 'x-forwarded-proto': 'http', 'content-length': String(body.length) },
+      headers: {
+        ...withoutHopByHop(req.headers),
+        'x-forwarded-for': req.socket.remoteAddress ?? '',
+        'x-forwarded-proto': 'http',
+        'content-length': String(body.length),
+      },
     });
     upstream.setTimeout(upstreamTimeoutMs, () => {
       if (answered) return;

@@ -101,7 +101,8 @@ export function parseOptions(argv: string[]): LoadTestOptions {
   if (balancer !== 'builtin' && balancer !== 'haproxy') throw new Error(`--balancer is builtin or haproxy, got "${balancer}"\n\n${USAGE}`);
   const topology = values.topology ?? 'single';
   if (topology !== 'single' && topology !== 'replica') throw new Error(`--topology is single or replica, got "${topology}"\n\n${USAGE}`);
-  if (topology === 'replica' && values['database-url']) throw new Error(`--topology replica starts its own servers: no --database-url\n\n${USAGE}`);
+  if (topology === 'replica' && values['database-url'])
+    throw new Error(`--topology replica starts its own servers: no --database-url\n\n${USAGE}`);
   return {
     balancer,
     topology,

@@ -57,7 +57,10 @@ async function selectsByTable(url: string): Promise<Record<string, number>> {
 }
 
 async function writes(url: string): Promise<number> {
-  const [row] = await query<{ calls: number }>(url, "SELECT COALESCE(sum(calls), 0)::int AS calls FROM pg_stat_statements WHERE query ~* '^\\s*(insert|update|delete)'");
+  const [row] = await query<{ calls: number }>(
+    url,
+    "SELECT COALESCE(sum(calls), 0)::int AS calls FROM pg_stat_statements WHERE query ~* '^\\s*(insert|update|delete)'",
+  );
   return row!.calls;
 }
 
@@ -66,12 +69,19 @@ async function writes(url: string): Promise<number> {
 const REPORT_LIST_TOTAL = '^\\s*select (count\\(\\*\\)::int as total from reports r where|coalesce\\(\\(select total from report_counts)';
 
 async function callsMatching(url: string, pattern: string): Promise<number> {
-  const [row] = await query<{ calls: number }>(url, 'SELECT COALESCE(sum(calls), 0)::int AS calls FROM pg_stat_statements WHERE query ~* $1', [pattern]);
+  const [row] = await query<{ calls: number }>(
+    url,
+    'SELECT COALESCE(sum(calls), 0)::int AS calls FROM pg_stat_statements WHERE query ~* $1',
+    [pattern],
+  );
   return row!.calls;
 }
 
 export async function statementPlacement(cluster: ReplicationCluster): Promise<StatementPlacement> {
-  const lists = { primary: await callsMatching(cluster.primaryUrl, REPORT_LIST_TOTAL), standby: await callsMatching(cluster.standbyUrl, REPORT_LIST_TOTAL) };
+  const lists = {
+    primary: await callsMatching(cluster.primaryUrl, REPORT_LIST_TOTAL),
+    standby: await callsMatching(cluster.standbyUrl, REPORT_LIST_TOTAL),
+  };
   const listTotal = lists.primary + lists.standby;
   const [primary, standby] = [await selectsByTable(cluster.primaryUrl), await selectsByTable(cluster.standbyUrl)];
   const selects: StatementPlacement['selects'] = {};
@@ -79,7 +89,11 @@ export async function statementPlacement(cluster: ReplicationCluster): Promise<S
     const total = primary[table]! + standby[table]!;
     selects[table] = { primary: primary[table]!, standby: standby[table]!, standbyShare: total === 0 ? 0 : standby[table]! / total };
   }
-  return { reportLists: { ...lists, standbyShare: listTotal === 0 ? 0 : lists.standby / listTotal }, selects, writes: { primary: await writes(cluster.primaryUrl), standby: await writes(cluster.standbyUrl) } };
+  return {
+    reportLists: { ...lists, standbyShare: listTotal === 0 ? 0 : lists.standby / listTotal },
+    selects,
+    writes: { primary: await writes(cluster.primaryUrl), standby: await writes(cluster.standbyUrl) },
+  };
 }
 
 /** Sums `vr_db_reads_total` over the instances' /metrics. */
@@ -102,7 +116,10 @@ export function outageCost(perSecond: { ok: number; failed: number; clientErrors
   const seconds = Math.max(1, Math.round(to - from));
   const sum = (start: number, end: number) => {
     const slice = perSecond.slice(Math.max(0, Math.floor(start)), Math.max(0, Math.floor(end)));
-    const total = slice.reduce((a, s) => ({ ok: a.ok + s.ok, failed: a.failed + s.failed, clientErrors: a.clientErrors + s.clientErrors }), { ok: 0, failed: 0, clientErrors: 0 });
+    const total = slice.reduce(
+      (a, s) => ({ ok: a.ok + s.ok, failed: a.failed + s.failed, clientErrors: a.clientErrors + s.clientErrors }),
+      { ok: 0, failed: 0, clientErrors: 0 },
+    );
     return { ...total, okPerSecond: Math.round(total.ok / Math.max(1, slice.length)) };
   };
   return { seconds, before: sum(from - seconds, from), during: sum(from, from + seconds) };
@@ -118,7 +135,9 @@ export function formatReplicaFigures(figures: ReplicaFigures): string {
       ([table, c]) => `    ${table.padEnd(42)} ${String(c.primary).padStart(7)} ${String(c.standby).padStart(9)}   ${pct(c.standbyShare)}`,
     ),
     `  writes (INSERT/UPDATE/DELETE): primary ${figures.statements.writes.primary}, standby ${figures.statements.writes.standby}`,
-    `  instances' vr_db_reads_total: ${Object.entries(figures.instanceReads).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `  instances' vr_db_reads_total: ${Object.entries(figures.instanceReads)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
   ];
   if (figures.outage) {
     const { before, during, seconds } = figures.outage;

@@ -91,7 +91,18 @@ export async function startReplicationCluster(options: { pgbouncer?: boolean; pa
 
     await asPostgres(path.join(PG_BIN, 'initdb'), ['-D', primaryDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
     const startServer = (dataDir: string, port: number, log: string) =>
-      asPostgres(path.join(PG_BIN, 'pg_ctl'), ['start', '-D', dataDir, '-l', path.join(dir, log), '-w', '-t', '60', '-o', serverOptions(port, dir)]);
+      asPostgres(path.join(PG_BIN, 'pg_ctl'), [
+        'start',
+        '-D',
+        dataDir,
+        '-l',
+        path.join(dir, log),
+        '-w',
+        '-t',
+        '60',
+        '-o',
+        serverOptions(port, dir),
+      ]);
     const stopServer = (dataDir: string) =>
       asPostgres(path.join(PG_BIN, 'pg_ctl'), ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '30']).catch(() =>
         asPostgres(path.join(PG_BIN, 'pg_ctl'), ['stop', '-D', dataDir, '-m', 'immediate', '-w', '-t', '30']),
@@ -104,7 +115,21 @@ export async function startReplicationCluster(options: { pgbouncer?: boolean; pa
     await query(server(primaryPort), 'CREATE EXTENSION pg_stat_statements');
 
     // The standby: a base backup streamed from the primary; -R writes standby.signal and primary_conninfo.
-    await asPostgres(path.join(PG_BIN, 'pg_basebackup'), ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', standbyDir, '-R', '-X', 'stream', '-c', 'fast']);
+    await asPostgres(path.join(PG_BIN, 'pg_basebackup'), [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primaryPort),
+      '-U',
+      'postgres',
+      '-D',
+      standbyDir,
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+    ]);
     let standbyRunning = false;
     const startStandby = async () => {
       await startServer(standbyDir, standbyPort, 'standby.log');
@@ -186,7 +211,9 @@ export async function startReplicationCluster(options: { pgbouncer?: boolean; pa
         const [{ lsn }] = await query<{ lsn: string }>(primaryUrl, 'SELECT pg_current_wal_lsn()::text AS lsn');
         const deadline = Date.now() + timeoutMs;
         for (;;) {
-          const [row] = await query<{ caught_up: boolean }>(standbyUrl, 'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up', [lsn]).catch(() => [{ caught_up: false }]);
+          const [row] = await query<{ caught_up: boolean }>(standbyUrl, 'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS caught_up', [
+            lsn,
+          ]).catch(() => [{ caught_up: false }]);
           if (row?.caught_up) return;
           if (Date.now() > deadline) throw new Error(`standby did not replay up to ${lsn} within ${timeoutMs} ms`);
           await sleep(100);

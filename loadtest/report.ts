@@ -46,7 +46,13 @@ function percentile(sorted: number[], p: number): number {
 
 function latencyOf(values: number[]): LatencySummary {
   const sorted = [...values].sort((a, b) => a - b);
-  return { count: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted.at(-1) ?? NaN };
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? NaN,
+  };
 }
 
 const add = (record: Record<string, number>, key: string, n: number) => {
@@ -132,7 +138,11 @@ function markdownTable(head: string[], rows: (string | number)[][]): string {
 }
 
 const list = (record: Record<string, number>) =>
-  Object.keys(record).length === 0 ? '0' : Object.entries(record).map(([k, v]) => `${v} ${k}`).join(', ');
+  Object.keys(record).length === 0
+    ? '0'
+    : Object.entries(record)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ');
 
 export function formatTrafficTables(s: TrafficSummary, seconds: number): string {
   const kinds = Object.keys(s.outcomesByKind) as RequestKind[];
@@ -152,7 +162,10 @@ export function formatTrafficTables(s: TrafficSummary, seconds: number): string 
       ['answered', s.answered],
       ['no answer, lost during the run', list(s.unanswered.abandoned)],
       ['no answer, in flight when the traffic stopped', list(s.unanswered.cutAtEnd)],
-      ['2xx / 3xx / 4xx / 5xx', `${s.statusClasses['2xx']} / ${s.statusClasses['3xx']} / ${s.statusClasses['4xx']} / ${s.statusClasses['5xx']}`],
+      [
+        '2xx / 3xx / 4xx / 5xx',
+        `${s.statusClasses['2xx']} / ${s.statusClasses['3xx']} / ${s.statusClasses['4xx']} / ${s.statusClasses['5xx']}`,
+      ],
       ['latency p50 / p95 / p99 / max (ms)', `${ms(l.p50)} / ${ms(l.p95)} / ${ms(l.p99)} / ${ms(l.max)}`],
       ['client timeouts', e.clientTimeouts],
       ['client connection errors', list(e.clientConnectionErrors)],
@@ -177,7 +190,10 @@ export function formatTrafficTables(s: TrafficSummary, seconds: number): string 
     s.disruptions.length === 0
       ? 'no second with a failed request'
       : s.disruptions
-          .map((d) => `  ${d.from}–${d.to + 1} s: ${d.failed} failed answers, ${d.clientErrors} client errors, ${d.lost} sent then never answered`)
+          .map(
+            (d) =>
+              `  ${d.from}–${d.to + 1} s: ${d.failed} failed answers, ${d.clientErrors} client errors, ${d.lost} sent then never answered`,
+          )
           .join('\n');
   return `${totals}\n\n${perKind}\n\nFailed answers, how fast they came:\n${failures}\n\nSeconds with failures:\n${disruptions}`;
 }
@@ -191,16 +207,25 @@ export function formatConsistency(c: ConsistencyReport): string {
       ['first answer 201', c.leads.created201],
       ['first answer 4xx', list(c.leads.refused4xx)],
       ['no definite first answer (no answer / 5xx)', `${c.leads.uncertain}, of which already committed: ${c.leads.uncertainButCommitted}`],
-      ['retried with the same Idempotency-Key', `${c.retry.leads}: ${list(c.retry.answers)}; replayed the existing report ${c.retry.replayedExisting}, created now ${c.retry.createdOnRetry}`],
+      [
+        'retried with the same Idempotency-Key',
+        `${c.retry.leads}: ${list(c.retry.answers)}; replayed the existing report ${c.retry.replayedExisting}, created now ${c.retry.createdOnRetry}`,
+      ],
       ['leads acknowledged (201) / lead reports in the database', `${c.reports.acknowledged} / ${c.reports.found}`],
       ['leads with more than one report', c.reports.leadsWithSeveralReports],
-      ['acknowledged without a report / with another token', `${c.reports.acknowledgedWithoutReport} / ${c.reports.tokenDiffersFromAnswer}`],
+      [
+        'acknowledged without a report / with another token',
+        `${c.reports.acknowledgedWithoutReport} / ${c.reports.tokenDiffersFromAnswer}`,
+      ],
       ['reports for refused or unknown leads', c.reports.reportsForRefusedLeads],
       ['quota used / lead reports (entities differing)', `${c.quota.used} / ${c.quota.leadReports} (${c.quota.entitiesWhereUsedDiffers})`],
       ['outbox rows expected / found (missing, unexpected)', `${o.expectedRows} / ${o.rows} (${o.missingRows}, ${o.unexpectedRows})`],
       ['outbox rows by status', list(o.byStatus)],
       ['rows without exactly one successful attempt', o.rowsWithoutExactlyOneSuccessfulAttempt],
-      ['delivered once / more than once (after a fault) / never (outbox file)', `${o.deliveredOnce} / ${o.deliveredMoreThanOnce} (${o.duplicatesExplainedByAFault}) / ${o.neverDelivered}`],
+      [
+        'delivered once / more than once (after a fault) / never (outbox file)',
+        `${o.deliveredOnce} / ${o.deliveredMoreThanOnce} (${o.duplicatesExplainedByAFault}) / ${o.neverDelivered}`,
+      ],
       ['outbox drained after the run in', `${o.drainSeconds.toFixed(1)} s`],
       ['verdict', c.problems.length === 0 ? 'consistent' : c.problems.join('; ')],
       ...c.notes.map((note) => ['note', note]),

@@ -32,7 +32,14 @@ import { freePort, waitFor } from './net';
 import { parseOptions, type LoadTestOptions } from './options';
 import { runRestartCommand, startPrivatePostgres } from './postgres-server';
 import { startReplicationCluster, type ReplicationCluster } from './replication-cluster';
-import { formatReplicaFigures, instanceReads, outageCost, resetStatementStats, statementPlacement, type ReplicaFigures } from './replica-topology';
+import {
+  formatReplicaFigures,
+  instanceReads,
+  outageCost,
+  resetStatementStats,
+  statementPlacement,
+  type ReplicaFigures,
+} from './replica-topology';
 import { deleteRateLimitKeys, redisReachable } from './redis';
 import { formatConsistency, formatTrafficTables, summarizeTraffic } from './report';
 import { Timeline } from './timeline';
@@ -154,7 +161,14 @@ async function main(): Promise<void> {
   const instances: SupervisedInstance[] = [];
   for (const name of ['api-1', 'api-2']) {
     instances.push(
-      new SupervisedInstance({ name, port: await freePort(), env, logFile: path.join(tmp, `${name}.log`), restartDelayMs: options.restartDelay * 1000, timeline }),
+      new SupervisedInstance({
+        name,
+        port: await freePort(),
+        env,
+        logFile: path.join(tmp, `${name}.log`),
+        restartDelayMs: options.restartDelay * 1000,
+        timeline,
+      }),
     );
   }
   onCleanup('API instances', async () => {
@@ -197,19 +211,22 @@ async function main(): Promise<void> {
   if (options.pgRestart && restartPostgres) {
     const restart = restartPostgres;
     timers.push(
-      setTimeout(() => {
-        timeline.mark('PostgreSQL restart begins (pg_ctl restart -m fast)');
-        const began = performance.now();
-        faults.push(
-          restart().then(
-            () => {
-              pgRestartSeconds = (performance.now() - began) / 1000;
-              timeline.mark(`PostgreSQL accepts connections again (${pgRestartSeconds.toFixed(1)} s)`);
-            },
-            (error: Error) => timeline.mark(`PostgreSQL restart failed: ${error.message}`),
-          ),
-        );
-      }, (options.duration * 2000) / 3),
+      setTimeout(
+        () => {
+          timeline.mark('PostgreSQL restart begins (pg_ctl restart -m fast)');
+          const began = performance.now();
+          faults.push(
+            restart().then(
+              () => {
+                pgRestartSeconds = (performance.now() - began) / 1000;
+                timeline.mark(`PostgreSQL accepts connections again (${pgRestartSeconds.toFixed(1)} s)`);
+              },
+              (error: Error) => timeline.mark(`PostgreSQL restart failed: ${error.message}`),
+            ),
+          );
+        },
+        (options.duration * 2000) / 3,
+      ),
     );
   }
   let replicaOutage: { from: number; to: number } | undefined;
@@ -217,34 +234,37 @@ async function main(): Promise<void> {
     // The replica topology's database fault: the standby goes away under traffic, then comes back.
     const standby = cluster;
     timers.push(
-      setTimeout(() => {
-        const from = timeline.now();
-        timeline.mark('standby stopped (pg_ctl stop -m fast)');
-        faults.push(
-          standby.stopStandby().then(
-            () =>
-              new Promise<void>((resolve) => {
-                timers.push(
-                  setTimeout(() => {
-                    replicaOutage = { from, to: timeline.now() };
-                    timeline.mark('standby starting again');
-                    void standby.startStandby().then(
-                      () => {
-                        timeline.mark('standby accepts connections again');
-                        resolve();
-                      },
-                      (error: Error) => {
-                        timeline.mark(`standby start failed: ${error.message}`);
-                        resolve();
-                      },
-                    );
-                  }, options.replicaOutage * 1000),
-                );
-              }),
-            (error: Error) => timeline.mark(`standby stop failed: ${error.message}`),
-          ),
-        );
-      }, (options.duration * 2000) / 3),
+      setTimeout(
+        () => {
+          const from = timeline.now();
+          timeline.mark('standby stopped (pg_ctl stop -m fast)');
+          faults.push(
+            standby.stopStandby().then(
+              () =>
+                new Promise<void>((resolve) => {
+                  timers.push(
+                    setTimeout(() => {
+                      replicaOutage = { from, to: timeline.now() };
+                      timeline.mark('standby starting again');
+                      void standby.startStandby().then(
+                        () => {
+                          timeline.mark('standby accepts connections again');
+                          resolve();
+                        },
+                        (error: Error) => {
+                          timeline.mark(`standby start failed: ${error.message}`);
+                          resolve();
+                        },
+                      );
+                    }, options.replicaOutage * 1000),
+                  );
+                }),
+              (error: Error) => timeline.mark(`standby stop failed: ${error.message}`),
+            ),
+          );
+        },
+        (options.duration * 2000) / 3,
+      ),
     );
   }
   onCleanup('fault timers', () => timers.forEach(clearTimeout));
@@ -277,7 +297,10 @@ async function main(): Promise<void> {
   const replicaFigures: ReplicaFigures | undefined = cluster
     ? {
         statements: await statementPlacement(cluster),
-        instanceReads: await instanceReads(instances.map((i) => i.port), env.METRICS_TOKEN!),
+        instanceReads: await instanceReads(
+          instances.map((i) => i.port),
+          env.METRICS_TOKEN!,
+        ),
         outage: replicaOutage && outageCost(traffic.perSecond, replicaOutage.from, replicaOutage.to),
       }
     : undefined;
@@ -314,10 +337,14 @@ async function main(): Promise<void> {
     '',
     options.balancer === 'haproxy'
       ? 'Load balancer: HAProxy with deploy/haproxy.cfg (its answers are counted above as "from load balancer (haproxy)")'
-      : `Load balancer: forwarded ${Object.entries(balancer.stats.forwardedPerInstance).map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
-      `retries on the other instance ${balancer.stats.retries}; own answers ${JSON.stringify(balancer.stats.ownAnswers)}; ` +
-      `sent while none healthy ${balancer.stats.failOpen}; clients gone before the answer ${balancer.stats.clientsGone}`,
-    `Instances: ${Object.entries(instanceFigures).map(([k, v]) => `${k} started ${v.starts}× (error logs: ${JSON.stringify(v.errorLogs)})`).join('; ')}`,
+      : `Load balancer: forwarded ${Object.entries(balancer.stats.forwardedPerInstance)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}; ` +
+        `retries on the other instance ${balancer.stats.retries}; own answers ${JSON.stringify(balancer.stats.ownAnswers)}; ` +
+        `sent while none healthy ${balancer.stats.failOpen}; clients gone before the answer ${balancer.stats.clientsGone}`,
+    `Instances: ${Object.entries(instanceFigures)
+      .map(([k, v]) => `${k} started ${v.starts}× (error logs: ${JSON.stringify(v.errorLogs)})`)
+      .join('; ')}`,
     '',
     formatConsistency(consistency),
     '',

@@ -16,7 +16,8 @@ export interface OrganizationFixture {
   searchTerms: string[];
 }
 
-export type RequestKind = 'list reports' | 'fetch report' | 'list users' | 'fetch user' | 'list dealerships' | 'graphql page' | 'create lead';
+export type RequestKind =
+  'list reports' | 'fetch report' | 'list users' | 'fetch user' | 'list dealerships' | 'graphql page' | 'create lead';
 
 /** Share of each kind in the mix (out of 100). */
 export const MIX: readonly (readonly [RequestKind, number])[] = [
@@ -136,7 +137,11 @@ export class Traffic {
         request = { method: 'GET', path: `/public/reports/${this.random.pick(org.reportTokens)}`, headers };
         break;
       case 'list users':
-        request = { method: 'GET', path: this.random.bool(0.5) ? '/public/users/?limit=20' : '/public/users/?order_by=-created_at&limit=10', headers };
+        request = {
+          method: 'GET',
+          path: this.random.bool(0.5) ? '/public/users/?limit=20' : '/public/users/?order_by=-created_at&limit=10',
+          headers,
+        };
         break;
       case 'fetch user':
         request = { method: 'GET', path: `/public/users/${this.random.pick(org.userIds)}`, headers };
@@ -244,7 +249,10 @@ export class Traffic {
    * connection lost) during the run; `cutAtEnd` were sent less than a client timeout before the
    * traffic stopped, and may simply have been cut off by the stop.
    */
-  unanswered(endedAt: number, timeoutSeconds: number): { abandoned: Record<string, number>; cutAtEnd: Record<string, number>; abandonedAt: number[] } {
+  unanswered(
+    endedAt: number,
+    timeoutSeconds: number,
+  ): { abandoned: Record<string, number>; cutAtEnd: Record<string, number>; abandonedAt: number[] } {
     const abandoned: Record<string, number> = {};
     const cutAtEnd: Record<string, number> = {};
     const abandonedAt: number[] = [];

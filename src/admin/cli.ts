@@ -154,7 +154,11 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
     run: async (prisma, o) => {
       if (!(await isDatabaseEmpty(prisma))) throw new UsageError('the database already has data; seed only fills an empty one');
       const result = await seedDatabase(prisma, buildDemoDataset({ reports: optionalInt(o, 'reports'), seed: optionalInt(o, 'seed') }));
-      return { organizations: result.organizations, reports: result.reports, keys: result.keys.map((k) => ({ organization_id: k.organization_id, key: k.key })) };
+      return {
+        organizations: result.organizations,
+        reports: result.reports,
+        keys: result.keys.map((k) => ({ organization_id: k.organization_id, key: k.key })),
+      };
     },
   },
   'demo:reset': {
@@ -166,7 +170,11 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
         SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'`;
       await prisma.$executeRawUnsafe(`TRUNCATE ${tables.map((t) => t.name).join(', ')} CASCADE`);
       const result = await seedDatabase(prisma, buildDemoDataset({ reports: optionalInt(o, 'reports') }));
-      return { organizations: result.organizations, reports: result.reports, keys: result.keys.map((k) => ({ organization_id: k.organization_id, key: k.key })) };
+      return {
+        organizations: result.organizations,
+        reports: result.reports,
+        keys: result.keys.map((k) => ({ organization_id: k.organization_id, key: k.key })),
+      };
     },
   },
   migrate: {
@@ -191,7 +199,16 @@ function usage(): string {
 export async function runCli(argv: string[], db?: Database): Promise<{ code: number; output: unknown }> {
   const [commandName, ...rest] = argv;
   const command = commandName ? COMMANDS[commandName] : undefined;
-  if (!command) return { code: 2, output: { error: `unknown command ${commandName ?? ''}`.trim(), usage: usage().split('\n').map((s) => s.trim()) } };
+  if (!command)
+    return {
+      code: 2,
+      output: {
+        error: `unknown command ${commandName ?? ''}`.trim(),
+        usage: usage()
+          .split('\n')
+          .map((s) => s.trim()),
+      },
+    };
   let options: Options;
   try {
     options = parseArgs({ args: rest, strict: true, options: optionsOf(command.usage) }).values as Options;

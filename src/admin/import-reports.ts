@@ -85,14 +85,14 @@ export function reportRowFromLine(row: unknown, context: ImportContext): Prisma.
   };
 }
 
-export async function importReports(
-  prisma: PrismaClient,
-  organizationId: string,
-  file: string,
-): Promise<ImportResult> {
+export async function importReports(prisma: PrismaClient, organizationId: string, file: string): Promise<ImportResult> {
   const organization = await prisma.organization.findUnique({
     where: { id: organizationId },
-    include: { dealerships: { select: { id: true, entity_id: true } }, users: { select: { id: true } }, entities: { select: { id: true }, orderBy: { created_at: 'asc' }, take: 1 } },
+    include: {
+      dealerships: { select: { id: true, entity_id: true } },
+      users: { select: { id: true } },
+      entities: { select: { id: true }, orderBy: { created_at: 'asc' }, take: 1 },
+    },
   });
   if (!organization) throw new Error(`organization ${organizationId} not found`);
   const defaultEntityId = organization.entities[0]?.id;

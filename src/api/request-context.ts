@@ -35,7 +35,11 @@ export type Authentication =
  * address's budget, and once it is spent a presented key is not even looked up: failed attempts
  * cost the database nothing more.
  */
-export async function authenticate(services: ApiServices, header: string | string[] | undefined, clientAddress: string): Promise<Authentication> {
+export async function authenticate(
+  services: ApiServices,
+  header: string | string[] | undefined,
+  clientAddress: string,
+): Promise<Authentication> {
   const presented = (Array.isArray(header) ? header[0] : header)?.trim();
   const anonymous = services.rateLimits.anonymous;
   if (!presented) {

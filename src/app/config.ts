@@ -117,22 +117,33 @@ function metricsToken(env: NodeJS.ProcessEnv): string | undefined {
 function corsOrigins(env: NodeJS.ProcessEnv): string[] | '*' {
   const raw = (env.CORS_ORIGINS ?? '').trim();
   if (raw === '*') return '*';
-  const origins = raw.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  const origins = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
   for (const origin of origins) {
     // Browsers send the origin serialized this way; anything else could never match.
     const serialized = URL.canParse(origin) ? new URL(origin).origin : undefined;
-    if (serialized !== origin) throw new Error(`CORS_ORIGINS: "${origin}" is not an origin like https://app.example.com (scheme, host, optional port, nothing after)`);
+    if (serialized !== origin)
+      throw new Error(
+        `CORS_ORIGINS: "${origin}" is not an origin like https://app.example.com (scheme, host, optional port, nothing after)`,
+      );
   }
   return origins;
 }
 
 /** DATABASE_REPLICA_URLS: a comma list of postgresql:// URLs. */
 function replicaUrls(env: NodeJS.ProcessEnv): string[] {
-  const urls = (env.DATABASE_REPLICA_URLS ?? '').split(',').map((u) => u.trim()).filter((u) => u !== '');
+  const urls = (env.DATABASE_REPLICA_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
   for (const url of urls) {
-    if (!/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url)) throw new Error('DATABASE_REPLICA_URLS must be a comma list of postgresql:// URLs');
+    if (!/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url))
+      throw new Error('DATABASE_REPLICA_URLS must be a comma list of postgresql:// URLs');
   }
-  if (urls.length > 0 && !env.DATABASE_URL) throw new Error('DATABASE_REPLICA_URLS needs DATABASE_URL (replicas of a PostgreSQL server, not of PGlite)');
+  if (urls.length > 0 && !env.DATABASE_URL)
+    throw new Error('DATABASE_REPLICA_URLS needs DATABASE_URL (replicas of a PostgreSQL server, not of PGlite)');
   return urls;
 }
 

@@ -68,10 +68,12 @@ export async function createApp(context: AppContext): Promise<Express> {
   });
   // Before Apollo on the same path: it answers browsers asking for HTML and passes the rest on.
   app.use(graphiqlRouter({ endpoint: '/graphql', exampleQuery: GRAPHIQL_EXAMPLE_QUERY }));
-  app.use(await graphqlRouter(schema, services('graphql'), {
-    // A debugging aid that production never honours: traces carry file paths.
-    exposeStackTraces: config.graphqlStackTraces && config.nodeEnv !== 'production',
-  }));
+  app.use(
+    await graphqlRouter(schema, services('graphql'), {
+      // A debugging aid that production never honours: traces carry file paths.
+      exposeStackTraces: config.graphqlStackTraces && config.nodeEnv !== 'production',
+    }),
+  );
   // Built once from the same schema the REST layer runs, so the document cannot drift from it.
   const openApiDocument = JSON.stringify(buildOpenApiDocument(schema));
   app.get('/openapi.json', (_req, res) => {

@@ -29,9 +29,11 @@ async function main(): Promise<void> {
   const metricsServer =
     metricsPort === undefined
       ? undefined
-      : express().use(metricsEndpoint(metrics, config.metrics.token)).listen(metricsPort, config.host, () => {
-          logger.info({ port: metricsPort }, 'metrics served on their own port');
-        });
+      : express()
+          .use(metricsEndpoint(metrics, config.metrics.token))
+          .listen(metricsPort, config.host, () => {
+            logger.info({ port: metricsPort }, 'metrics served on their own port');
+          });
   // In-process by default, so `npm start` alone delivers notifications (RUN_DISPATCHER=false: use `npm run worker`).
   const dispatcher: RunningDispatcher | undefined = config.runDispatcher ? startDispatcher(db, config, logger, metrics) : undefined;
 

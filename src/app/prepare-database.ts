@@ -22,11 +22,19 @@ export async function prepareDatabase(config: AppConfig, logger: Logger, onQuery
     // Another job migrates; /readyz stays 503 until it has.
     const pending = await db.withSession((session) => pendingMigrations(session));
     migrated = pending.length === 0;
-    if (!migrated) logger.warn({ pending }, 'MIGRATE_ON_START=false and migrations are pending: not ready until `npm run db:migrate` has run');
+    if (!migrated)
+      logger.warn({ pending }, 'MIGRATE_ON_START=false and migrations are pending: not ready until `npm run db:migrate` has run');
   }
   if (migrated && config.seedDemoData && (await isDatabaseEmpty(db.prisma))) {
     const seeded = await seedDatabase(db.prisma);
-    printDemoKeys(config, seeded.keys.map((k) => ({ key: k.key, organization: seeded.organizations.find((o) => o.id === k.organization_id)?.name ?? k.organization_id })), seeded.reports);
+    printDemoKeys(
+      config,
+      seeded.keys.map((k) => ({
+        key: k.key,
+        organization: seeded.organizations.find((o) => o.id === k.organization_id)?.name ?? k.organization_id,
+      })),
+      seeded.reports,
+    );
   }
   return db;
 }

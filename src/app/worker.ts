@@ -14,7 +14,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   configureLogging({ level: config.logLevel });
   if (!config.databaseUrl) {
-    logger.warn({ dataDir: config.dataDir }, 'no DATABASE_URL: the worker opens the PGlite folder, which the API must not have open at the same time');
+    logger.warn(
+      { dataDir: config.dataDir },
+      'no DATABASE_URL: the worker opens the PGlite folder, which the API must not have open at the same time',
+    );
   }
   // The API applies migrations at start-up; the worker only needs the tables to exist.
   const db = await openDatabase(databaseOptionsFrom(config, { poolMax: Math.min(config.pgPoolMax, 4) }));

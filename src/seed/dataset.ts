@@ -96,25 +96,122 @@ const CITIES: readonly City[] = [
 ];
 
 const FIRST_NAMES = [
-  ['M.', 'Lucas'], ['M.', 'Hugo'], ['M.', 'Louis'], ['M.', 'Gabriel'], ['M.', 'Arthur'], ['M.', 'Jules'], ['M.', 'Thomas'],
-  ['M.', 'Nicolas'], ['M.', 'Julien'], ['M.', 'Mathieu'], ['M.', 'Karim'], ['M.', 'Antoine'], ['M.', 'Pierre'], ['M.', 'Yannick'],
-  ['M.', 'Mehdi'], ['M.', 'Sébastien'], ['M.', 'Olivier'], ['M.', 'Jérôme'], ['Mme', 'Emma'], ['Mme', 'Léa'], ['Mme', 'Chloé'],
-  ['Mme', 'Camille'], ['Mme', 'Manon'], ['Mme', 'Sarah'], ['Mme', 'Inès'], ['Mme', 'Julie'], ['Mme', 'Céline'], ['Mme', 'Nathalie'],
-  ['Mme', 'Sophie'], ['Mme', 'Aurélie'], ['Mme', 'Amina'], ['Mme', 'Hélène'], ['Mme', 'Élodie'], ['Mme', 'Claire'], ['Mme', 'Laura'],
+  ['M.', 'Lucas'],
+  ['M.', 'Hugo'],
+  ['M.', 'Louis'],
+  ['M.', 'Gabriel'],
+  ['M.', 'Arthur'],
+  ['M.', 'Jules'],
+  ['M.', 'Thomas'],
+  ['M.', 'Nicolas'],
+  ['M.', 'Julien'],
+  ['M.', 'Mathieu'],
+  ['M.', 'Karim'],
+  ['M.', 'Antoine'],
+  ['M.', 'Pierre'],
+  ['M.', 'Yannick'],
+  ['M.', 'Mehdi'],
+  ['M.', 'Sébastien'],
+  ['M.', 'Olivier'],
+  ['M.', 'Jérôme'],
+  ['Mme', 'Emma'],
+  ['Mme', 'Léa'],
+  ['Mme', 'Chloé'],
+  ['Mme', 'Camille'],
+  ['Mme', 'Manon'],
+  ['Mme', 'Sarah'],
+  ['Mme', 'Inès'],
+  ['Mme', 'Julie'],
+  ['Mme', 'Céline'],
+  ['Mme', 'Nathalie'],
+  ['Mme', 'Sophie'],
+  ['Mme', 'Aurélie'],
+  ['Mme', 'Amina'],
+  ['Mme', 'Hélène'],
+  ['Mme', 'Élodie'],
+  ['Mme', 'Claire'],
+  ['Mme', 'Laura'],
 ] as const;
 
 const LAST_NAMES = [
-  'Martin', 'Bernard', 'Dubois', 'Thomas', 'Robert', 'Richard', 'Petit', 'Durand', 'Leroy', 'Moreau', 'Simon', 'Laurent',
-  'Lefebvre', 'Michel', 'Garcia', 'David', 'Bertrand', 'Roux', 'Vincent', 'Fournier', 'Morel', 'Girard', 'André', 'Lefèvre',
-  'Mercier', 'Dupont', 'Lambert', 'Bonnet', 'François', 'Martinez', 'Legrand', 'Garnier', 'Faure', 'Rousseau', 'Blanc',
-  'Guerin', 'Muller', 'Henry', 'Roussel', 'Nicolas', 'Perrin', 'Morin', 'Mathieu', 'Clément', 'Gauthier', 'Dumont', 'Lopez',
-  'Fontaine', 'Chevalier', 'Robin', 'Benali', 'Nguyen', 'Haddad', 'Le Gall', 'Caron', 'Giraud', 'Barbier', 'Arnaud',
+  'Martin',
+  'Bernard',
+  'Dubois',
+  'Thomas',
+  'Robert',
+  'Richard',
+  'Petit',
+  'Durand',
+  'Leroy',
+  'Moreau',
+  'Simon',
+  'Laurent',
+  'Lefebvre',
+  'Michel',
+  'Garcia',
+  'David',
+  'Bertrand',
+  'Roux',
+  'Vincent',
+  'Fournier',
+  'Morel',
+  'Girard',
+  'André',
+  'Lefèvre',
+  'Mercier',
+  'Dupont',
+  'Lambert',
+  'Bonnet',
+  'François',
+  'Martinez',
+  'Legrand',
+  'Garnier',
+  'Faure',
+  'Rousseau',
+  'Blanc',
+  'Guerin',
+  'Muller',
+  'Henry',
+  'Roussel',
+  'Nicolas',
+  'Perrin',
+  'Morin',
+  'Mathieu',
+  'Clément',
+  'Gauthier',
+  'Dumont',
+  'Lopez',
+  'Fontaine',
+  'Chevalier',
+  'Robin',
+  'Benali',
+  'Nguyen',
+  'Haddad',
+  'Le Gall',
+  'Caron',
+  'Giraud',
+  'Barbier',
+  'Arnaud',
 ];
 
 const STREET_TYPES = ['rue', 'avenue', 'boulevard', 'chemin', 'allée', 'impasse', 'place'];
 const STREET_NAMES = [
-  'de la République', 'Victor Hugo', 'Jean Jaurès', 'des Lilas', 'du Général de Gaulle', 'Pasteur', 'de la Gare',
-  'des Écoles', 'Gambetta', 'du Moulin', 'Émile Zola', 'de Verdun', 'des Tilleuls', 'Voltaire', 'de la Paix', 'Carnot',
+  'de la République',
+  'Victor Hugo',
+  'Jean Jaurès',
+  'des Lilas',
+  'du Général de Gaulle',
+  'Pasteur',
+  'de la Gare',
+  'des Écoles',
+  'Gambetta',
+  'du Moulin',
+  'Émile Zola',
+  'de Verdun',
+  'des Tilleuls',
+  'Voltaire',
+  'de la Paix',
+  'Carnot',
 ];
 const EMAIL_DOMAINS = ['gmail.com', 'orange.fr', 'free.fr', 'laposte.net', 'outlook.fr', 'sfr.fr', 'hotmail.fr', 'yahoo.fr'];
 const COMPANY_SUFFIXES = ['SARL', 'SAS', 'EURL'];
@@ -153,8 +250,16 @@ const ORGANIZATION_PLANS: readonly OrganizationPlan[] = [
     region: ['sud', 'rhone'],
     weight: 0.65,
     reportTypeWeights: [
-      ['inspection', 30], ['remote', 28], ['counter_inspection', 6], ['after_sale', 8], ['marketing', 8],
-      ['rental', 3], ['insurance', 4], ['extra_plate', 5], ['extra_vin', 4], ['extra_scoring', 4],
+      ['inspection', 30],
+      ['remote', 28],
+      ['counter_inspection', 6],
+      ['after_sale', 8],
+      ['marketing', 8],
+      ['rental', 3],
+      ['insurance', 4],
+      ['extra_plate', 5],
+      ['extra_vin', 4],
+      ['extra_scoring', 4],
     ],
     entities: [
       {
@@ -182,14 +287,28 @@ const ORGANIZATION_PLANS: readonly OrganizationPlan[] = [
     region: ['idf', 'nord', 'ouest'],
     weight: 0.35,
     reportTypeWeights: [
-      ['inspection', 26], ['remote', 26], ['counter_inspection', 5], ['after_sale', 4], ['marketing', 5],
-      ['rental', 14], ['insurance', 8], ['extra_plate', 4], ['extra_vin', 4], ['extra_scoring', 4],
+      ['inspection', 26],
+      ['remote', 26],
+      ['counter_inspection', 5],
+      ['after_sale', 4],
+      ['marketing', 5],
+      ['rental', 14],
+      ['insurance', 8],
+      ['extra_plate', 4],
+      ['extra_vin', 4],
+      ['extra_scoring', 4],
     ],
     entities: [
       {
         name: 'Horizon Leasing France SAS',
         dealerships: [
-          { name: 'Horizon Paris Vaugirard', code: 'PAR', city: 'Paris', brands: ['Tesla', 'Peugeot', 'Renault', 'Volkswagen'], headquarter: true },
+          {
+            name: 'Horizon Paris Vaugirard',
+            code: 'PAR',
+            city: 'Paris',
+            brands: ['Tesla', 'Peugeot', 'Renault', 'Volkswagen'],
+            headquarter: true,
+          },
           { name: 'Horizon Lille Europe', code: 'LIL', city: 'Lille', brands: ['Peugeot', 'Citroën', 'Kia'] },
           { name: 'Horizon Nantes Atlantique', code: 'NTE', city: 'Nantes', brands: ['Renault', 'Toyota', 'Hyundai', 'Skoda'] },
         ],
@@ -427,7 +546,9 @@ function buildUsers(random: SeededRandom, structure: BuiltStructure, now: Date):
       const lastActivity = active
         ? addMs(now, -random.int(10, 14 * 24 * 60) * 60_000)
         : random.dateBetween(addMs(later(created, reportsStart), 60 * DAY_MS), addMs(now, -30 * DAY_MS));
-      const city = plan.dealership ? findCity(plan.dealership.address.city) : random.pick(CITIES.filter((c) => orgPlan.region.includes(c.region)));
+      const city = plan.dealership
+        ? findCity(plan.dealership.address.city)
+        : random.pick(CITIES.filter((c) => orgPlan.region.includes(c.region)));
       const user: UserRow = {
         id: random.uuid(),
         name: `${who.firstName} ${who.lastName}`,
@@ -439,7 +560,9 @@ function buildUsers(random: SeededRandom, structure: BuiltStructure, now: Date):
         dealership_id: plan.dealership ? plan.dealership.id : null,
         created_by: creatorId,
         role: plan.role,
-        photo: random.bool(0.6) ? `https://cdn.vr-demo.example/avatars/${asciiSlug(who.firstName, '-')}-${asciiSlug(who.lastName, '-')}.jpg` : null,
+        photo: random.bool(0.6)
+          ? `https://cdn.vr-demo.example/avatars/${asciiSlug(who.firstName, '-')}-${asciiSlug(who.lastName, '-')}.jpg`
+          : null,
         phone: fictionalMobile(random),
         position: plan.position,
         email: `${asciiSlug(who.firstName)}.${asciiSlug(who.lastName)}@${orgPlan.emailDomain}`,
@@ -478,7 +601,17 @@ function reportCreationDates(random: SeededRandom, count: number, now: Date): Da
   const start = now.getTime() - REPORT_HISTORY_MS;
   const dates = Array.from({ length: count }, () => {
     const day = new Date(start + Math.sqrt(random.next()) * (REPORT_HISTORY_MS - DAY_MS));
-    const date = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), random.int(6, 17), random.int(0, 59), random.int(0, 59), random.int(0, 999)));
+    const date = new Date(
+      Date.UTC(
+        day.getUTCFullYear(),
+        day.getUTCMonth(),
+        day.getUTCDate(),
+        random.int(6, 17),
+        random.int(0, 59),
+        random.int(0, 59),
+        random.int(0, 999),
+      ),
+    );
     if (date.getUTCDay() === 0) date.setUTCDate(date.getUTCDate() - 1);
     return date.getTime() > now.getTime() ? addMs(now, -random.int(1, 600) * 60_000) : date;
   });
@@ -498,7 +631,8 @@ function pickProfile(context: ReportContext, dealership: DealershipRow, type: Re
   const { random } = context;
   if (type === 'remote' && random.bool(0.4)) return null;
   const availableAt = (user: UserRow): boolean =>
-    user.created_at.getTime() <= createdAt.getTime() && (user.is_active || (user.last_activity !== null && user.last_activity.getTime() >= createdAt.getTime()));
+    user.created_at.getTime() <= createdAt.getTime() &&
+    (user.is_active || (user.last_activity !== null && user.last_activity.getTime() >= createdAt.getTime()));
   const orgUsers = context.users.filter((user) => user.organization_id === dealership.organization_id && availableAt(user));
   const local = orgUsers.filter((user) => user.dealership_id === dealership.id && user.role !== 'manager');
   const candidates = local.length > 0 && random.bool(0.9) ? local : orgUsers;
@@ -521,7 +655,13 @@ interface VehicleChoice {
   counterId: string | null;
 }
 
-function chooseVehicle(context: ReportContext, type: ReportType, dealership: DealershipRow, createdAt: Date, regions: readonly City['region'][]): VehicleChoice | null {
+function chooseVehicle(
+  context: ReportContext,
+  type: ReportType,
+  dealership: DealershipRow,
+  createdAt: Date,
+  regions: readonly City['region'][],
+): VehicleChoice | null {
   const { random } = context;
   const earlier = context.inspectableByOrganization.get(dealership.organization_id) ?? [];
   if (type === 'counter_inspection') {
@@ -532,7 +672,10 @@ function chooseVehicle(context: ReportContext, type: ReportType, dealership: Dea
   // The same car comes back now and then (after-sale visit, new trade-in estimate).
   if (earlier.length > 0 && random.bool(0.07)) {
     const previous = context.carsByReport.get(random.pick(earlier).token)!;
-    return { car: { vehicle: previous.vehicle, client: random.bool(0.6) ? previous.client : createClient(random, regions) }, counterId: null };
+    return {
+      car: { vehicle: previous.vehicle, client: random.bool(0.6) ? previous.client : createClient(random, regions) },
+      counterId: null,
+    };
   }
   const brand = random.bool(0.7) ? findBrand(random.pick(dealership.brands)) : undefined;
   return { car: { vehicle: createVehicleIdentity(random, createdAt, brand), client: createClient(random, regions) }, counterId: null };
@@ -606,7 +749,8 @@ function buildReports(random: SeededRandom, structure: BuiltStructure, users: re
 function applyRemoteQuotas(random: SeededRandom, entities: EntityRow[], reports: readonly ReportRow[]): void {
   entities.forEach((entity, index) => {
     const used = reports.filter(
-      (report) => report.entity_id === entity.id && report.type === 'remote' && report.created_at.getTime() >= entity.quota_period_start.getTime(),
+      (report) =>
+        report.entity_id === entity.id && report.type === 'remote' && report.created_at.getTime() >= entity.quota_period_start.getTime(),
     ).length;
     entity.remote_quota_used = used;
     entity.remote_quota = index === 1 ? used + 2 : Math.max(100, Math.ceil((used * random.float(1.5, 3)) / 50) * 50);

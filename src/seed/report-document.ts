@@ -411,7 +411,17 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const YEAR_MS = 365.25 * DAY_MS;
 
-const EXTERIOR_COLORS = ['Blanc Glacier', 'Gris Platine', 'Noir Étoilé', 'Bleu Iron', 'Rouge Flamme', 'Gris Titanium', 'Blanc Nacré', 'Bleu Céleste', 'Argent Métal'];
+const EXTERIOR_COLORS = [
+  'Blanc Glacier',
+  'Gris Platine',
+  'Noir Étoilé',
+  'Bleu Iron',
+  'Rouge Flamme',
+  'Gris Titanium',
+  'Blanc Nacré',
+  'Bleu Céleste',
+  'Argent Métal',
+];
 const INTERIOR_COLORS = ['Tissu noir', 'Tissu gris', 'Cuir noir', 'Similicuir gris', 'Alcantara noir', 'Cuir beige'];
 const TIRE_BRANDS = ['Michelin', 'Continental', 'Bridgestone', 'Pirelli', 'Goodyear', 'Hankook', 'Dunlop', 'Nokian'];
 const IMPORT_COUNTRIES: readonly [country: string, platePrefix: string][] = [
@@ -420,7 +430,20 @@ const IMPORT_COUNTRIES: readonly [country: string, platePrefix: string][] = [
   ['Espagne', ''],
   ['Italie', 'G'],
 ];
-const DAMAGE_ZONES = ['Pare-chocs avant', 'Pare-chocs arrière', 'Aile avant gauche', 'Aile avant droite', 'Porte avant gauche', 'Porte arrière droite', 'Capot', 'Hayon', 'Jante avant droite', 'Pare-brise', 'Rétroviseur gauche', 'Siège conducteur'];
+const DAMAGE_ZONES = [
+  'Pare-chocs avant',
+  'Pare-chocs arrière',
+  'Aile avant gauche',
+  'Aile avant droite',
+  'Porte avant gauche',
+  'Porte arrière droite',
+  'Capot',
+  'Hayon',
+  'Jante avant droite',
+  'Pare-brise',
+  'Rétroviseur gauche',
+  'Siège conducteur',
+];
 const DAMAGE_TYPES: readonly [type: string, baseCost: number][] = [
   ['Rayure', 120],
   ['Bosse', 260],
@@ -430,7 +453,14 @@ const DAMAGE_TYPES: readonly [type: string, baseCost: number][] = [
   ['Usure', 180],
   ['Fissure', 420],
 ];
-const INSPECTION_CENTERS = ['Autosur Lyon 7', 'Dekra Marseille Prado', 'Securitest Nantes Est', 'Norisko Lille Centre', 'Autovision Toulouse Purpan', 'Dekra Paris 15'];
+const INSPECTION_CENTERS = [
+  'Autosur Lyon 7',
+  'Dekra Marseille Prado',
+  'Securitest Nantes Est',
+  'Norisko Lille Centre',
+  'Autovision Toulouse Purpan',
+  'Dekra Paris 15',
+];
 const ROADTEST_GRADES = ['ok', 'ok', 'ok', 'ok', 'ok', 'to_check', 'ko'];
 const ROADTEST_LOCATIONS = ['Parcours urbain 6 km', 'Parcours mixte 12 km', 'Voie rapide 15 km', 'Parking du point de vente'];
 const PACKS: readonly { code: string; name: string; price: number }[] = [
@@ -473,8 +503,21 @@ const AUCTIONEER_COMMENTS = [
   'Véhicule très bien présenté.',
 ];
 const BRAND_CNIT_CODES: Readonly<Record<string, string>> = {
-  Renault: 'REN', Peugeot: 'PGT', 'Citroën': 'CTR', Volkswagen: 'VWG', BMW: 'BMW', 'Mercedes-Benz': 'MCD',
-  Audi: 'AUD', Toyota: 'TYT', Tesla: 'TSL', Dacia: 'DAC', Ford: 'FRD', Fiat: 'FAT', Kia: 'KIA', Hyundai: 'HYU', Skoda: 'SKD',
+  Renault: 'REN',
+  Peugeot: 'PGT',
+  Citroën: 'CTR',
+  Volkswagen: 'VWG',
+  BMW: 'BMW',
+  'Mercedes-Benz': 'MCD',
+  Audi: 'AUD',
+  Toyota: 'TYT',
+  Tesla: 'TSL',
+  Dacia: 'DAC',
+  Ford: 'FRD',
+  Fiat: 'FAT',
+  Kia: 'KIA',
+  Hyundai: 'HYU',
+  Skoda: 'SKD',
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -553,12 +596,18 @@ export function createVehicleIdentity(random: SeededRandom, referenceDate: Date,
     firstRegistration,
     exteriorColor: random.pick(EXTERIOR_COLORS),
     interiorColor: random.pick(INTERIOR_COLORS),
-    keys: random.weighted([[2, 0.8], [1, 0.2]] as const),
+    keys: random.weighted([
+      [2, 0.8],
+      [1, 0.2],
+    ] as const),
     importedFrom: imported
       ? {
           country: importOrigin[0],
           originalRegistrationNumber: `${importOrigin[1]}${random.digits(4)}${random.pick(['AB', 'KL', 'XT', 'RZ'])}`,
-          importDate: random.dateBetween(firstRegistration, minDate(addMs(firstRegistration, 3 * YEAR_MS), addMs(referenceDate, -7 * DAY_MS))),
+          importDate: random.dateBetween(
+            firstRegistration,
+            minDate(addMs(firstRegistration, 3 * YEAR_MS), addMs(referenceDate, -7 * DAY_MS)),
+          ),
         }
       : null,
     yearlyMileage: random.int(6_000, 24_000),
@@ -569,10 +618,22 @@ export function createVehicleIdentity(random: SeededRandom, referenceDate: Date,
 // data.vehicle
 
 function buildDamages(random: SeededRandom, token: string, mileage: number): Damage[] {
-  const count = random.weighted([[0, 0.2], [1, 0.25], [2, 0.25], [3, 0.15], [4, 0.1], [6, 0.05]] as const) + (mileage > 120_000 ? 1 : 0);
+  const count =
+    random.weighted([
+      [0, 0.2],
+      [1, 0.25],
+      [2, 0.25],
+      [3, 0.15],
+      [4, 0.1],
+      [6, 0.05],
+    ] as const) + (mileage > 120_000 ? 1 : 0);
   return Array.from({ length: count }, (_, index) => {
     const [type, baseCost] = random.pick(DAMAGE_TYPES);
-    const severity = random.weighted([['minor', 0.6], ['moderate', 0.3], ['major', 0.1]] as const);
+    const severity = random.weighted([
+      ['minor', 0.6],
+      ['moderate', 0.3],
+      ['major', 0.1],
+    ] as const);
     const multiplier = severity === 'minor' ? 1 : severity === 'moderate' ? 2 : 4;
     return {
       zone: random.pick(DAMAGE_ZONES),
@@ -622,7 +683,12 @@ function buildTechnicalInspections(random: SeededRandom, vehicle: VehicleIdentit
   return inspections;
 }
 
-function buildOwnershipHistory(random: SeededRandom, vehicle: VehicleIdentity, at: Date, owners: number): VehicleHistory['ownershipHistory'] {
+function buildOwnershipHistory(
+  random: SeededRandom,
+  vehicle: VehicleIdentity,
+  at: Date,
+  owners: number,
+): VehicleHistory['ownershipHistory'] {
   const span = at.getTime() - vehicle.firstRegistration.getTime();
   return Array.from({ length: owners }, (_, index) => {
     const from = addMs(vehicle.firstRegistration, (span * index) / owners);
@@ -639,10 +705,19 @@ function buildOwnershipHistory(random: SeededRandom, vehicle: VehicleIdentity, a
 function buildHistory(random: SeededRandom, vehicle: VehicleIdentity, token: string, at: Date): VehicleHistory {
   const age = wholeYearsBetween(vehicle.firstRegistration, at);
   const owners = Math.min(4, 1 + random.int(0, Math.floor(age / 3)));
-  const accidents = random.weighted([[0, 0.75], [1, 0.2], [2, 0.05]] as const);
+  const accidents = random.weighted([
+    [0, 0.75],
+    [1, 0.2],
+    [2, 0.05],
+  ] as const);
   const accidentHistory = Array.from({ length: accidents }, () => {
     const date = random.dateBetween(vehicle.firstRegistration, at);
-    return { date: date.toISOString(), type: random.pick(['collision', 'grêle', 'bris de glace', 'stationnement']), severity: random.pick(['léger', 'moyen']), repaired: true };
+    return {
+      date: date.toISOString(),
+      type: random.pick(['collision', 'grêle', 'bris de glace', 'stationnement']),
+      severity: random.pick(['léger', 'moyen']),
+      repaired: true,
+    };
   }).sort((a, b) => a.date.localeCompare(b.date));
   const lastAccident = accidentHistory[accidentHistory.length - 1];
   const lastResolution = lastAccident ? minDate(addMs(new Date(lastAccident.date), random.int(5, 60) * DAY_MS), at) : null;
@@ -743,7 +818,13 @@ function buildFinitions(random: SeededRandom, vehicle: VehicleIdentity, at: Date
   };
 }
 
-function buildRegistration(random: SeededRandom, vehicle: VehicleIdentity, client: ClientIdentity, token: string, at: Date): VehicleRegistration {
+function buildRegistration(
+  random: SeededRandom,
+  vehicle: VehicleIdentity,
+  client: ClientIdentity,
+  token: string,
+  at: Date,
+): VehicleRegistration {
   const professional = client.businessName !== '';
   const [firstname = '', ...lastnameParts] = client.name.split(' ');
   return {
@@ -841,7 +922,12 @@ function marketingAsset(random: SeededRandom, id: number, type: string, brands: 
 function buildMarketing(random: SeededRandom, input: ReportDocumentInput, photosDone: boolean): MetadataMarketing {
   const brands = [input.vehicle.brand.name];
   return {
-    photos_order: PHOTO_SLOTS.map(([key, category, required]) => ({ key, category, required, done: photosDone || (required && random.bool(0.5)) })),
+    photos_order: PHOTO_SLOTS.map(([key, category, required]) => ({
+      key,
+      category,
+      required,
+      done: photosDone || (required && random.bool(0.5)),
+    })),
     plate: marketingAsset(random, random.int(100, 199), 'plate', brands),
     background: marketingAsset(random, random.int(200, 299), 'background', brands),
     banner_bottom: marketingAsset(random, random.int(300, 399), 'banner_bottom', brands),
@@ -853,8 +939,22 @@ function buildMarketing(random: SeededRandom, input: ReportDocumentInput, photos
 
 function buildCustomQuestions(random: SeededRandom): CustomQuestion[] {
   return [
-    { id: 1, type: 'select', question: 'Le véhicule a-t-il un carnet d’entretien ?', options: ['Oui', 'Non', 'Partiel'], answer: random.pick(['Oui', 'Oui', 'Partiel', 'Non']), required: true },
-    { id: 2, type: 'text', question: 'Date de disponibilité souhaitée', options: [], answer: random.pick(['Immédiate', 'Sous 15 jours', 'Fin du mois']), required: false },
+    {
+      id: 1,
+      type: 'select',
+      question: 'Le véhicule a-t-il un carnet d’entretien ?',
+      options: ['Oui', 'Non', 'Partiel'],
+      answer: random.pick(['Oui', 'Oui', 'Partiel', 'Non']),
+      required: true,
+    },
+    {
+      id: 2,
+      type: 'text',
+      question: 'Date de disponibilité souhaitée',
+      options: [],
+      answer: random.pick(['Immédiate', 'Sous 15 jours', 'Fin du mois']),
+      required: false,
+    },
   ];
 }
 
@@ -914,9 +1014,15 @@ function buildVisualization(random: SeededRandom, token: string, damages: Damage
     label: `${kind} ${index + 1}`,
   });
   return {
-    audios: random.bool(0.2) ? [{ ...media('audio', 0, 'm4a'), label: 'Bruit moteur au démarrage', durationSeconds: random.int(8, 40) }] : [],
+    audios: random.bool(0.2)
+      ? [{ ...media('audio', 0, 'm4a'), label: 'Bruit moteur au démarrage', durationSeconds: random.int(8, 40) }]
+      : [],
     videos: random.bool(0.3) ? [{ ...media('video', 0, 'mp4'), label: 'Tour du véhicule', durationSeconds: random.int(30, 120) }] : [],
-    damages: damages.map((damage, index) => ({ ...media('damage', index, 'jpg'), label: `${damage.type} - ${damage.zone}`, zone: damage.zone })),
+    damages: damages.map((damage, index) => ({
+      ...media('damage', index, 'jpg'),
+      label: `${damage.type} - ${damage.zone}`,
+      zone: damage.zone,
+    })),
     three_d: random.bool(0.15) ? [{ ...media('three_d', 0, 'glb'), label: 'Vue 360°', provider: 'spinview' }] : [],
     documents: [
       { ...media('document', 0, 'pdf'), label: 'Certificat d’immatriculation', type: 'registration' },

@@ -21,19 +21,14 @@ export async function isDatabaseEmpty(prisma: PrismaClient): Promise<boolean> {
   return (await prisma.organization.count()) === 0;
 }
 
-export async function seedDatabase(
-  prisma: PrismaClient,
-  dataset: DemoDataset = buildDemoDataset(),
-): Promise<SeedResult> {
+export async function seedDatabase(prisma: PrismaClient, dataset: DemoDataset = buildDemoDataset()): Promise<SeedResult> {
   await prisma.organization.createMany({ data: dataset.organizations });
   await prisma.entity.createMany({ data: dataset.entities });
   await prisma.dealership.createMany({ data: dataset.dealerships as Prisma.DealershipCreateManyInput[] });
   await prisma.user.createMany({ data: dataset.users as Prisma.UserCreateManyInput[] });
   // A counter-inspection references its original report: originals first.
   const reports = [...dataset.reports].sort((a, b) => Number(a.counter_id !== null) - Number(b.counter_id !== null));
-  await inBatches(reports, (batch) =>
-    prisma.report.createMany({ data: batch as Prisma.ReportCreateManyInput[] }),
-  );
+  await inBatches(reports, (batch) => prisma.report.createMany({ data: batch as Prisma.ReportCreateManyInput[] }));
   const keys: IssuedApiKey[] = [];
   for (const organization of dataset.organizations) {
     keys.push(await issueApiKey(prisma, organization.id, 'demo key', 'demo'));

@@ -11,8 +11,7 @@
  */
 
 export type DateTimeParse =
-  | { ok: true; value: Date }
-  | { ok: false; type: 'datetime_from_date_parsing' | 'datetime_parsing'; reason: string };
+  { ok: true; value: Date } | { ok: false; type: 'datetime_from_date_parsing' | 'datetime_parsing'; reason: string };
 
 /** speedate `ParseError` variants used here → their documentation strings (the reasons). */
 const REASON = {
@@ -140,8 +139,11 @@ function parseDate(bytes: Buffer): CivilDate {
 
 function parseDatePartial(bytes: Buffer): CivilDate {
   if (bytes.length < 10) fail(REASON.TooShort);
-  const year = digitAt(bytes, 0, REASON.InvalidCharYear) * 1000 + digitAt(bytes, 1, REASON.InvalidCharYear) * 100 +
-    digitAt(bytes, 2, REASON.InvalidCharYear) * 10 + digitAt(bytes, 3, REASON.InvalidCharYear);
+  const year =
+    digitAt(bytes, 0, REASON.InvalidCharYear) * 1000 +
+    digitAt(bytes, 1, REASON.InvalidCharYear) * 100 +
+    digitAt(bytes, 2, REASON.InvalidCharYear) * 10 +
+    digitAt(bytes, 3, REASON.InvalidCharYear);
   if (bytes[4] !== MINUS) fail(REASON.InvalidCharDateSep);
   const month = digitAt(bytes, 5, REASON.InvalidCharMonth) * 10 + digitAt(bytes, 6, REASON.InvalidCharMonth);
   if (bytes[7] !== MINUS) fail(REASON.InvalidCharDateSep);
@@ -157,8 +159,7 @@ function parseTimeWithOffset(bytes: Buffer, offset: number): Omit<CivilDateTime,
   if (bytes.length - offset < 5) fail(REASON.TooShort);
   const hour = digitAt(bytes, offset, REASON.InvalidCharHour) * 10 + digitAt(bytes, offset + 1, REASON.InvalidCharHour);
   if (bytes[offset + 2] !== COLON) fail(REASON.InvalidCharTimeSep);
-  const minute = digitAt(bytes, offset + 3, REASON.InvalidCharMinute) * 10 +
-    digitAt(bytes, offset + 4, REASON.InvalidCharMinute);
+  const minute = digitAt(bytes, offset + 3, REASON.InvalidCharMinute) * 10 + digitAt(bytes, offset + 4, REASON.InvalidCharMinute);
   if (hour > 23) fail(REASON.OutOfRangeHour);
   if (minute > 59) fail(REASON.OutOfRangeMinute);
 
@@ -166,8 +167,7 @@ function parseTimeWithOffset(bytes: Buffer, offset: number): Omit<CivilDateTime,
   let second = 0;
   let microsecond = 0;
   if (bytes[offset + 5] === COLON) {
-    second = digitAt(bytes, offset + 6, REASON.InvalidCharSecond) * 10 +
-      digitAt(bytes, offset + 7, REASON.InvalidCharSecond);
+    second = digitAt(bytes, offset + 6, REASON.InvalidCharSecond) * 10 + digitAt(bytes, offset + 7, REASON.InvalidCharSecond);
     if (second > 59) fail(REASON.OutOfRangeSecond);
     length = 8;
     const fractionSep = bytes[offset + 8];

@@ -67,7 +67,10 @@ describe.each(['pglite', 'postgres'] as const)('abuse resistance on %s', (kind) 
       // Past 10,000 tokens the parser itself stops.
       const huge = await graphql(server, aliases(2_500, 'reports(limit: 0) { total }'), {}, key);
       expect(huge.status).toBe(400);
-      expect(huge.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/more that 10000 tokens/), extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
+      expect(huge.body.errors?.[0]).toMatchObject({
+        message: expect.stringMatching(/more that 10000 tokens/),
+        extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+      });
       // Under it, more than 20 top-level fields is refused before execution.
       const wide = await graphql(server, aliases(300, 'reports(limit: 0) { total }'), {}, key);
       expect(wide.status).toBe(400);
@@ -91,15 +94,24 @@ describe.each(['pglite', 'postgres'] as const)('abuse resistance on %s', (kind) 
       server.resetQueryLog();
       const rest = await fetch(`${server.url}/public/reports/?search=${encodeURIComponent(many)}`, { headers: { 'x-api-key': key } });
       expect(rest.status).toBe(422);
-      expect(await rest.json()).toMatchObject({ detail: [{ type: 'value_error', loc: ['query', 'search'], msg: expect.stringMatching(/at most 10 search terms/) }] });
+      expect(await rest.json()).toMatchObject({
+        detail: [{ type: 'value_error', loc: ['query', 'search'], msg: expect.stringMatching(/at most 10 search terms/) }],
+      });
       const long = await fetch(`${server.url}/public/reports/?search=${'x'.repeat(101)}`, { headers: { 'x-api-key': key } });
       expect(long.status).toBe(422);
-      const gql = await graphql(server, 'query($s: String) { reports(search: $s) { total } }', { s: Array(4_000).fill('ab').join(' ') }, key);
+      const gql = await graphql(
+        server,
+        'query($s: String) { reports(search: $s) { total } }',
+        { s: Array(4_000).fill('ab').join(' ') },
+        key,
+      );
       expect(gql.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: 'search' });
       expect(server.queries.filter((q) => /LIKE/i.test(q))).toEqual([]);
       // Ten terms are fine.
       const ten = Array.from({ length: 10 }, (_, i) => `t${i}`).join(' ');
-      expect((await fetch(`${server.url}/public/reports/?search=${encodeURIComponent(ten)}`, { headers: { 'x-api-key': key } })).status).toBe(200);
+      expect(
+        (await fetch(`${server.url}/public/reports/?search=${encodeURIComponent(ten)}`, { headers: { 'x-api-key': key } })).status,
+      ).toBe(200);
     });
 
     it('bounds names, and the SMS once its placeholders are filled; nothing is created', async () => {
@@ -144,7 +156,9 @@ describe('keyless requests are throttled per client address', () => {
   it('answers 429 once the address spent its keyless budget, without looking keys up', async () => {
     const keyless = () => fetch(`${server.url}/public/dealerships/`);
     const bogus = () => fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': `vr_live_${'Q'.repeat(32)}` } });
-    expect([(await keyless()).status, (await bogus()).status, (await graphql(server, '{ reports { total } }')).status]).toEqual([401, 401, 401]);
+    expect([(await keyless()).status, (await bogus()).status, (await graphql(server, '{ reports { total } }')).status]).toEqual([
+      401, 401, 401,
+    ]);
     server.resetQueryLog();
     const throttled = await bogus();
     expect(throttled.status).toBe(429);
@@ -162,7 +176,9 @@ describe('production settings', () => {
   it('never seeds demo data (nor prints keys) in production, and refuses to be told to', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).seedDemoData).toBe(false);
     expect(loadConfig({}).seedDemoData).toBe(true);
-    expect(() => assertSafeToServe(loadConfig({ NODE_ENV: 'production', SEED_DEMO_DATA: 'true', METRICS_TOKEN: 't' }))).toThrow(/SEED_DEMO_DATA/);
+    expect(() => assertSafeToServe(loadConfig({ NODE_ENV: 'production', SEED_DEMO_DATA: 'true', METRICS_TOKEN: 't' }))).toThrow(
+      /SEED_DEMO_DATA/,
+    );
   });
 
   it('refuses a public /metrics in production: a token or an internal port is required', () => {

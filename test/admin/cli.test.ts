@@ -26,9 +26,29 @@ describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
     expect(org.code).toBe(0);
     const entity = await cli('entity:create', '--org', org.output.id, '--name', 'Durand SAS', '--quota', '5');
     expect(entity.output.remote_quota).toBe(5);
-    const dealership = await cli('dealership:create', '--org', org.output.id, '--entity', entity.output.id, '--name', 'Durand Lyon', '--brands', 'Renault,Dacia');
+    const dealership = await cli(
+      'dealership:create',
+      '--org',
+      org.output.id,
+      '--entity',
+      entity.output.id,
+      '--name',
+      'Durand Lyon',
+      '--brands',
+      'Renault,Dacia',
+    );
     expect(dealership.output).toMatchObject({ name: 'Durand Lyon', brands: ['Renault', 'Dacia'] });
-    const user = await cli('user:create', '--org', org.output.id, '--entity', entity.output.id, '--name', 'Anne', '--dealership', dealership.output.id);
+    const user = await cli(
+      'user:create',
+      '--org',
+      org.output.id,
+      '--entity',
+      entity.output.id,
+      '--name',
+      'Anne',
+      '--dealership',
+      dealership.output.id,
+    );
     expect(user.output.dealership_id).toBe(dealership.output.id);
     const key = await cli('key:create', '--org', org.output.id, '--name', 'crm');
     expect(key.output.key).toMatch(/^vr_live_/);
@@ -53,7 +73,16 @@ describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
     const entity = (await cli('entity:create', '--org', org.id, '--name', 'Importer SA')).output;
     const dealership = (await cli('dealership:create', '--org', org.id, '--entity', entity.id, '--name', 'Importer Nantes')).output;
     const sample = buildDemoDataset({ reports: 5, seed: 7 }).reports;
-    const lines = sample.map((r) => JSON.stringify({ ...r, organization_id: undefined, profile_id: null, counter_id: null, entity_id: undefined, dealership_id: dealership.id }));
+    const lines = sample.map((r) =>
+      JSON.stringify({
+        ...r,
+        organization_id: undefined,
+        profile_id: null,
+        counter_id: null,
+        entity_id: undefined,
+        dealership_id: dealership.id,
+      }),
+    );
     lines.splice(2, 0, '{not json');
     lines.push(JSON.stringify({ type: 'spaceship', data: { vehicle: {} } }));
     lines.push(JSON.stringify({ type: 'remote', data: { vehicle: {} }, dealership_id: '00000000-0000-4000-8000-000000000000' }));
@@ -66,7 +95,10 @@ describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
     expect(result.output.bad_lines.map((b: Json) => b.line)).toEqual([3, 7, 8]);
     expect(result.output.bad_lines[1].error).toMatch(/type must be one of/);
     expect(result.output.bad_lines[2].error).toMatch(/dealership .* does not exist/);
-    const stored = await env.db.prisma.report.findMany({ where: { organization_id: org.id }, select: { token: true, vin: true, entity_id: true } });
+    const stored = await env.db.prisma.report.findMany({
+      where: { organization_id: org.id },
+      select: { token: true, vin: true, entity_id: true },
+    });
     expect(stored.map((r) => r.token).sort()).toEqual(sample.map((r) => r.token).sort());
     expect(stored.every((r) => r.entity_id === entity.id && r.vin)).toBe(true);
 
@@ -78,12 +110,27 @@ describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
     // as duplicates), and so not as the target of a counter-inspection either.
     const other = (await cli('org:create', '--name', 'Borrower')).output;
     const otherEntity = (await cli('entity:create', '--org', other.id, '--name', 'Borrower SA')).output;
-    const otherDealership = (await cli('dealership:create', '--org', other.id, '--entity', otherEntity.id, '--name', 'Borrower Lyon')).output;
+    const otherDealership = (await cli('dealership:create', '--org', other.id, '--entity', otherEntity.id, '--name', 'Borrower Lyon'))
+      .output;
     const borrowed = sample[0]!;
     const counter = buildDemoDataset({ reports: 1, seed: 8 }).reports[0]!;
     const borrowing = [
-      JSON.stringify({ ...borrowed, organization_id: undefined, profile_id: null, counter_id: null, entity_id: undefined, dealership_id: otherDealership.id }),
-      JSON.stringify({ ...counter, organization_id: undefined, profile_id: null, counter_id: borrowed.token, entity_id: undefined, dealership_id: otherDealership.id }),
+      JSON.stringify({
+        ...borrowed,
+        organization_id: undefined,
+        profile_id: null,
+        counter_id: null,
+        entity_id: undefined,
+        dealership_id: otherDealership.id,
+      }),
+      JSON.stringify({
+        ...counter,
+        organization_id: undefined,
+        profile_id: null,
+        counter_id: borrowed.token,
+        entity_id: undefined,
+        dealership_id: otherDealership.id,
+      }),
     ];
     const borrowFile = path.join(mkdtempSync(path.join(tmpdir(), 'vr-import-')), 'borrow.jsonl');
     writeFileSync(borrowFile, `${borrowing.join('\n')}\n`);
@@ -102,7 +149,10 @@ describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
     const previous = process.env.NODE_ENV;
     process.env.NODE_ENV = 'production';
     try {
-      expect(await cli('demo:reset', '--yes')).toMatchObject({ code: 2, output: { error: expect.stringMatching(/refused with NODE_ENV=production/) } });
+      expect(await cli('demo:reset', '--yes')).toMatchObject({
+        code: 2,
+        output: { error: expect.stringMatching(/refused with NODE_ENV=production/) },
+      });
     } finally {
       process.env.NODE_ENV = previous;
     }

@@ -44,9 +44,7 @@ describe('API keys', () => {
     it('records last use', async () => {
       const issued = await issueApiKey(env.db.prisma, organizationId, 'used');
       await authenticateApiKey(env.db.prisma, issued.key);
-      const lastUsed = await waitFor(
-        async () => (await env.db.prisma.apiKey.findUniqueOrThrow({ where: { id: issued.id } })).last_used_at,
-      );
+      const lastUsed = await waitFor(async () => (await env.db.prisma.apiKey.findUniqueOrThrow({ where: { id: issued.id } })).last_used_at);
       expect(Date.now() - lastUsed!.getTime()).toBeLessThan(60_000);
     });
   });

@@ -14,7 +14,6 @@ import type { Browser } from 'playwright-core';
 import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
 import { graphiqlRouter } from '../../src/api/graphql/graphiql';
 
-
 const API_KEY = 'test-key-123';
 const EXAMPLE_QUERY = 'query Hello {\n  hello(name: "Ada")\n}';
 const EXPECTED_RESULT = { data: { hello: `Hello, Ada (x-api-key: ${API_KEY})` } };
@@ -86,7 +85,9 @@ describe('GraphiQL page', () => {
       // No origin other than 'self' anywhere in the policy.
       expect(csp).not.toMatch(/https?:|\*/);
       const html = await page.text();
-      const { version: graphiqlVersion } = JSON.parse(readFileSync(require.resolve('graphiql/package.json'), 'utf8')) as { version: string };
+      const { version: graphiqlVersion } = JSON.parse(readFileSync(require.resolve('graphiql/package.json'), 'utf8')) as {
+        version: string;
+      };
       expect(html).toContain(`/graphql/assets/graphiql.min.js?v=${graphiqlVersion}`);
 
       const json = await fetch(`${baseUrl}/graphql?query=%7B__typename%7D`, { headers: { accept: 'application/json' } });
@@ -103,7 +104,14 @@ describe('GraphiQL page', () => {
         expect(res.headers.get('content-type')).toMatch(name.endsWith('.css') ? /^text\/css/ : /javascript/);
         await res.arrayBuffer();
       }
-      for (const probe of ['', 'graphiql.min.js.map', 'package.json', '..%2Fpackage.json', '%2e%2e%2Fgraphiql%2Fpackage.json', '__proto__']) {
+      for (const probe of [
+        '',
+        'graphiql.min.js.map',
+        'package.json',
+        '..%2Fpackage.json',
+        '%2e%2e%2Fgraphiql%2Fpackage.json',
+        '__proto__',
+      ]) {
         const res = await fetch(`${baseUrl}/graphql/assets/${probe}`);
         expect([probe, res.status]).toEqual([probe, 404]);
         await res.arrayBuffer();
@@ -125,9 +133,7 @@ describe('GraphiQL page', () => {
       try {
         await page.goto(`${baseUrl}/graphql`, { waitUntil: 'load' });
         await page.locator('.graphiql-query-editor .CodeMirror').waitFor();
-        const query = await page.evaluate<string>(
-          "document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.getValue()",
-        );
+        const query = await page.evaluate<string>("document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.getValue()");
         expect(query).toBe(EXAMPLE_QUERY);
 
         // The headers tab is open and prefilled with the default key.
@@ -143,9 +149,7 @@ describe('GraphiQL page', () => {
           undefined,
           { timeout: 15_000 },
         );
-        const result = await page.evaluate<string>(
-          "document.querySelector('.result-window .CodeMirror').CodeMirror.getValue()",
-        );
+        const result = await page.evaluate<string>("document.querySelector('.result-window .CodeMirror').CodeMirror.getValue()");
         expect(JSON.parse(result)).toEqual(EXPECTED_RESULT);
         // Introspection and the query itself both carried the key.
         expect(seenApiKeys.length).toBeGreaterThanOrEqual(2);

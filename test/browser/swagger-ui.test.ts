@@ -11,7 +11,6 @@ import type { Browser } from 'playwright-core';
 import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
 import { swaggerUiRouter } from '../../src/api/openapi/swagger-ui';
 
-
 const ok = { '200': { description: 'OK' } };
 const tokenParameter = { name: 'token', in: 'path', required: true, schema: { type: 'string' } };
 

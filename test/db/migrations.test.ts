@@ -94,7 +94,9 @@ describe('migrations', () => {
       const scratch = await createScratchDatabase(kind);
       const db = await scratch.open();
       try {
-        const broken = [{ name: '99990101000000_broken', sql: 'CREATE TABLE half_done (id int); SELECT nope FROM nowhere;', checksum: 'x' }];
+        const broken = [
+          { name: '99990101000000_broken', sql: 'CREATE TABLE half_done (id int); SELECT nope FROM nowhere;', checksum: 'x' },
+        ];
         await expect(db.withSession((s) => applyMigrations(s, broken))).rejects.toThrow(/99990101000000_broken failed/);
         const leftovers = await db.withSession((s) =>
           s.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'half_done'`),

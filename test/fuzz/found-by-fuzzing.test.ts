@@ -20,7 +20,10 @@ describe.each(DATABASE_KINDS)('requests the fuzzer found failing (%s)', (kind) =
     sendRaw(server.url, { method: 'POST', path, headers: { 'x-api-key': key, 'content-type': 'application/json', ...headers }, body });
   const graphql = async (query: string, variables: Json = {}) => {
     const response = await post('/graphql', JSON.stringify({ query, variables }));
-    return { status: response.status, body: json(response) as { data?: Json | null; errors?: { message: string; extensions: { code: string } }[] } };
+    return {
+      status: response.status,
+      body: json(response) as { data?: Json | null; errors?: { message: string; extensions: { code: string } }[] },
+    };
   };
   const codes = (body: { errors?: { extensions: { code: string } }[] }) => body.errors?.map((e) => e.extensions.code);
 
@@ -70,19 +73,31 @@ describe.each(DATABASE_KINDS)('requests the fuzzer found failing (%s)', (kind) =
   });
 
   it('text PostgreSQL cannot store (NUL, unpaired surrogates) is a 422 / BAD_USER_INPUT, and writes nothing', async () => {
-    for (const [parameter, value] of [['search', '%00'], ['vin', 'AB%00'], ['dealership_name', 'x%00'], ['data__contains', '%7B%22a%22%3A%22%5Cu0000%22%7D']] as const) {
+    for (const [parameter, value] of [
+      ['search', '%00'],
+      ['vin', 'AB%00'],
+      ['dealership_name', 'x%00'],
+      ['data__contains', '%7B%22a%22%3A%22%5Cu0000%22%7D'],
+    ] as const) {
       const response = await get(`/public/reports/?${parameter}=${value}`);
       expect([parameter, response.status]).toEqual([parameter, 422]);
       expect(json(response).detail).toEqual([expect.objectContaining({ type: 'value_error', loc: ['query', parameter] })]);
     }
     const before = await countRows(server.db);
     const dealership = server.dataset.dealerships.find((d) => d.organization_id === server.dataset.organizations[0]!.id)!.id;
-    for (const [field, value] of [['name', '\\u0000'], ['name', '\\ud800'], ['folder_name', 'a\\udc00b'], ['custom_sms', 'Hi \\u0000{link}']] as const) {
+    for (const [field, value] of [
+      ['name', '\\u0000'],
+      ['name', '\\ud800'],
+      ['folder_name', 'a\\udc00b'],
+      ['custom_sms', 'Hi \\u0000{link}'],
+    ] as const) {
       const response = await post('/public/reports/create-lead', `{"dealership":"${dealership}","${field}":"${value}"}`);
       expect([field, value, response.status]).toEqual([field, value, 422]);
       expect(json(response).detail).toEqual([expect.objectContaining({ type: 'value_error', loc: ['body', field] })]);
     }
-    const lead = await graphql(`mutation ($name: String) { createLead(dealership: "${dealership}", name: $name) { token } }`, { name: 'Jeanne\u0000' });
+    const lead = await graphql(`mutation ($name: String) { createLead(dealership: "${dealership}", name: $name) { token } }`, {
+      name: 'Jeanne\u0000',
+    });
     expect(codes(lead.body)).toEqual(['BAD_USER_INPUT']);
     expect(await countRows(server.db)).toEqual(before);
     for (const variables of [{ v: { a: '\u0000' } }, { v: ['\ud800'] }, { v: { 'key\u0000': 1 } }]) {
@@ -92,9 +107,13 @@ describe.each(DATABASE_KINDS)('requests the fuzzer found failing (%s)', (kind) =
   });
 
   it('a JSON argument nested thousands of levels deep is BAD_USER_INPUT; 200 levels still run', async () => {
-    const deep = await graphql('query ($v: JSON) { reports(data__contains: $v) { total } }', { v: JSON.parse(nestedJsonText(3_000, 'array')) });
+    const deep = await graphql('query ($v: JSON) { reports(data__contains: $v) { total } }', {
+      v: JSON.parse(nestedJsonText(3_000, 'array')),
+    });
     expect(codes(deep.body)).toEqual(['BAD_USER_INPUT']);
-    const fine = await graphql('query ($v: JSON) { reports(data__contains: $v) { total } }', { v: JSON.parse(nestedJsonText(199, 'array')) });
+    const fine = await graphql('query ($v: JSON) { reports(data__contains: $v) { total } }', {
+      v: JSON.parse(nestedJsonText(199, 'array')),
+    });
     expect(fine.body).toEqual({ data: { reports: { total: 0 } } });
   });
 
@@ -117,7 +136,10 @@ describe.each(DATABASE_KINDS)('requests the fuzzer found failing (%s)', (kind) =
     }
     const subscription = await graphql('subscription { reports { total } }');
     expect([subscription.status, codes(subscription.body)]).toEqual([400, ['BAD_REQUEST']]);
-    const persisted = await post('/graphql', JSON.stringify({ query: '{ __typename }', extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } }));
+    const persisted = await post(
+      '/graphql',
+      JSON.stringify({ query: '{ __typename }', extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } }),
+    );
     expect([persisted.status, codes(json(persisted) as never)]).toEqual([400, ['BAD_REQUEST']]);
   });
 });

@@ -58,7 +58,9 @@ export async function buildFuzzContext(server: TestServer): Promise<FuzzContext>
       report: ownFirst(dataset.reports).map((r) => r.token),
     },
     texts: [
-      ...dataset.reports.slice(0, 20).flatMap((r) => [r.data.vehicle.vin, r.data.vehicle.license?.number, r.data.metadata.individual?.name]),
+      ...dataset.reports
+        .slice(0, 20)
+        .flatMap((r) => [r.data.vehicle.vin, r.data.vehicle.license?.number, r.data.metadata.individual?.name]),
       ...dataset.dealerships.map((d) => d.name),
       ...dataset.organizations.map((o) => o.name),
     ].filter((text): text is string => typeof text === 'string' && text !== ''),

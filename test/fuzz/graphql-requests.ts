@@ -90,7 +90,17 @@ function jsonLiteral(value: unknown, depthLeft = 300): string | null {
  */
 function inputValue(context: FuzzContext, type: GraphQLInputType, argumentName: string): fc.Arbitrary<InputValue> {
   const named = getNamedType(type);
-  const wrongType = fc.oneof(hostileString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.object({ maxDepth: 1 })).map(ordinaryValue);
+  const wrongType = fc
+    .oneof(
+      hostileString,
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.integer(), { maxLength: 3 }),
+      fc.object({ maxDepth: 1 }),
+    )
+    .map(ordinaryValue);
   let accepted: fc.Arbitrary<InputValue>;
   if (isEnumType(named)) {
     // an enum literal is a bare name; as a variable, the name as a string
@@ -99,12 +109,17 @@ function inputValue(context: FuzzContext, type: GraphQLInputType, argumentName: 
     accepted = fc.object({ maxDepth: 2 }).map(ordinaryValue);
   } else {
     const valueFor: Record<string, fc.Arbitrary<unknown>> = {
-      UUID: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...idsForArgument(context, argumentName)) }, { weight: 1, arbitrary: fc.uuid() }),
+      UUID: fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom(...idsForArgument(context, argumentName)) },
+        { weight: 1, arbitrary: fc.uuid() },
+      ),
       Int: fc.oneof(fc.constantFrom(0, 1, 3, 100, 1000, 1001, -1, 2147483647), fc.integer({ min: 0, max: 50 })),
       Float: fc.double({ noNaN: true, noDefaultInfinity: true }),
       Boolean: fc.boolean(),
       DateTimeISO: fc.oneof(
-        fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+        fc
+          .date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true })
+          .map((d) => d.toISOString()),
         fc.constantFrom('2026-10-01T00:00:00Z', '2026-10-01T10:00:00+02:00'),
       ),
       String: fc.oneof(fc.constantFrom(...context.texts), hostileString),
@@ -124,27 +139,50 @@ function inputValue(context: FuzzContext, type: GraphQLInputType, argumentName: 
 function argumentsPiece(context: FuzzContext, args: readonly GraphQLArgument[]): fc.Arbitrary<Piece> {
   if (args.length === 0) return fc.constant({ text: '', variables: [] });
   const one = (arg: GraphQLArgument): fc.Arbitrary<Piece | null> => {
-    const include = isNonNullType(arg.type) && arg.defaultValue === undefined ? fc.integer({ min: 0, max: 19 }).map((n) => n !== 0) : fc.integer({ min: 0, max: 7 }).map((n) => n === 0);
+    const include =
+      isNonNullType(arg.type) && arg.defaultValue === undefined
+        ? fc.integer({ min: 0, max: 19 }).map((n) => n !== 0)
+        : fc.integer({ min: 0, max: 7 }).map((n) => n === 0);
     const variableName = fc.integer({ min: 0, max: 999 }).map((n) => `v${n}`);
-    return fc.tuple(include, fc.integer({ min: 0, max: 9 }), inputValue(context, arg.type, arg.name), fc.oneof({ weight: 30, arbitrary: fc.constant('same') }, { weight: 1, arbitrary: fc.constantFrom('String', 'Int', '[String]', 'JSON!') }), variableName).map(([included, mode, value, declared, name]) => {
-      if (!included) return null;
-      // Mostly inline; as a variable when the value cannot be a literal, or now and then anyway.
-      if (mode < 6 && value.literal !== null) return { text: `${arg.name}: ${value.literal}`, variables: [] };
-      const type = declared === 'same' ? arg.type.toString() : declared;
-      return { text: `${arg.name}: $${name}`, variables: [{ name, type, json: value.json }] };
-    });
+    return fc
+      .tuple(
+        include,
+        fc.integer({ min: 0, max: 9 }),
+        inputValue(context, arg.type, arg.name),
+        fc.oneof(
+          { weight: 30, arbitrary: fc.constant('same') },
+          { weight: 1, arbitrary: fc.constantFrom('String', 'Int', '[String]', 'JSON!') },
+        ),
+        variableName,
+      )
+      .map(([included, mode, value, declared, name]) => {
+        if (!included) return null;
+        // Mostly inline; as a variable when the value cannot be a literal, or now and then anyway.
+        if (mode < 6 && value.literal !== null) return { text: `${arg.name}: ${value.literal}`, variables: [] };
+        const type = declared === 'same' ? arg.type.toString() : declared;
+        return { text: `${arg.name}: $${name}`, variables: [{ name, type, json: value.json }] };
+      });
   };
   return fc
-    .tuple(...args.map(one), oneIn(20, fc.constantFrom('unknown: 1', 'limit: [1, 2]', 'limit: 1e309', 'limit: "1"', `offset: ${'9'.repeat(30)}`)))
+    .tuple(
+      ...args.map(one),
+      oneIn(20, fc.constantFrom('unknown: 1', 'limit: [1, 2]', 'limit: 1e309', 'limit: "1"', `offset: ${'9'.repeat(30)}`)),
+    )
     .map((parts) => {
       const extra = parts.pop() as string | null;
       const pieces = (parts as (Piece | null)[]).filter((p): p is Piece => p !== null);
       if (extra) pieces.push({ text: extra, variables: [] });
-      return pieces.length === 0 ? { text: '', variables: [] } : { text: `(${pieces.map((p) => p.text).join(', ')})`, variables: pieces.flatMap((p) => p.variables) };
+      return pieces.length === 0
+        ? { text: '', variables: [] }
+        : { text: `(${pieces.map((p) => p.text).join(', ')})`, variables: pieces.flatMap((p) => p.variables) };
     });
 }
 
-const alias = fc.oneof({ weight: 12, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: fc.constantFrom('a', 'b', 'x1', '__typename_') }, { weight: 1, arbitrary: fc.constantFrom('items', 'total', 'token') });
+const alias = fc.oneof(
+  { weight: 12, arbitrary: fc.constant(null) },
+  { weight: 2, arbitrary: fc.constantFrom('a', 'b', 'x1', '__typename_') },
+  { weight: 1, arbitrary: fc.constantFrom('items', 'total', 'token') },
+);
 
 function fieldPiece(context: FuzzContext, field: GraphQLField<unknown, unknown>, depthLeft: number): fc.Arbitrary<Piece> {
   const named = getNamedType(field.type);
@@ -165,23 +203,34 @@ function selectionSet(context: FuzzContext, type: GraphQLObjectType, depthLeft: 
   const objectFields = fields.filter((f) => isObjectType(getNamedType(f.type)));
   const field = fc.oneof(
     { weight: 2, arbitrary: fc.constantFrom(...fields) },
-    { weight: objectFields.length > 0 ? 2 : 0, arbitrary: objectFields.length > 0 ? fc.constantFrom(...objectFields) : fc.constantFrom(...fields) },
+    {
+      weight: objectFields.length > 0 ? 2 : 0,
+      arbitrary: objectFields.length > 0 ? fc.constantFrom(...objectFields) : fc.constantFrom(...fields),
+    },
   );
   // Distinct fields: the same field twice with other arguments is a validation error, not worth most runs.
   return fc
     .uniqueArray(field, { minLength: 1, maxLength: 3, selector: (f) => f.name })
     .chain((chosen) => fc.tuple(...chosen.map((f) => fieldPiece(context, f, depthLeft))))
     .chain((pieces) =>
-      fc.oneof(
-        { weight: 40, arbitrary: fc.constant(null) },
-        { weight: 4, arbitrary: fc.constantFrom('__typename', `... on ${type.name} { __typename }`, '__typename @skip(if: true)', '__typename @include(if: false)') },
-        { weight: 1, arbitrary: fc.constantFrom('...Missing', '__typename @include(if: "yes")', '__typename @nope') },
-      ).map(
-        (extra) => {
+      fc
+        .oneof(
+          { weight: 40, arbitrary: fc.constant(null) },
+          {
+            weight: 4,
+            arbitrary: fc.constantFrom(
+              '__typename',
+              `... on ${type.name} { __typename }`,
+              '__typename @skip(if: true)',
+              '__typename @include(if: false)',
+            ),
+          },
+          { weight: 1, arbitrary: fc.constantFrom('...Missing', '__typename @include(if: "yes")', '__typename @nope') },
+        )
+        .map((extra) => {
           const all = extra ? [...pieces, { text: extra, variables: [] }] : pieces;
           return { text: `{ ${joinPieces(all).text} }`, variables: joinPieces(all).variables };
-        },
-      ),
+        }),
     );
 }
 
@@ -194,12 +243,20 @@ export function operation(context: FuzzContext): fc.Arbitrary<{ query: string; v
     { weight: mutation ? 2 : 0, arbitrary: fc.constant({ keyword: 'mutation', type: mutation ?? query }) },
   );
   return fc
-    .tuple(root, fc.integer({ min: 1, max: 10 }), fc.integer({ min: 0, max: 9 }).map((n) => n > 0), oneIn(2, fc.constantFrom('Op', 'op_1', '__')))
+    .tuple(
+      root,
+      fc.integer({ min: 1, max: 10 }),
+      fc.integer({ min: 0, max: 9 }).map((n) => n > 0),
+      oneIn(2, fc.constantFrom('Op', 'op_1', '__')),
+    )
     .chain(([{ keyword, type }, depth, withVariableDefinitions, name]) =>
       selectionSet(context, type, depth).map((piece) => {
         const definitions = piece.variables.map((v) => `$${v.name}: ${v.type}`).join(', ');
         const head = `${keyword}${name ? ` ${name}` : ''}${withVariableDefinitions && definitions ? `(${definitions})` : ''}`;
-        return { query: `${head} ${piece.text}`, variables: `{${piece.variables.map((v) => `${JSON.stringify(v.name)}:${v.json}`).join(',')}}` };
+        return {
+          query: `${head} ${piece.text}`,
+          variables: `{${piece.variables.map((v) => `${JSON.stringify(v.name)}:${v.json}`).join(',')}}`,
+        };
       }),
     );
 }
@@ -207,16 +264,26 @@ export function operation(context: FuzzContext): fc.Arbitrary<{ query: string; v
 /** Documents that are costly or abusive on purpose. */
 function abusiveDocument(context: FuzzContext): fc.Arbitrary<string> {
   const ownReport = context.ids.report[0]!;
-  const cheap = fc.constantFrom('__typename', 'dealerships(limit: 1) { total }', `report(report_id: "${ownReport}") { token }`, 'users(limit: 0) { total }', 'reports(limit: 1000) { total }');
+  const cheap = fc.constantFrom(
+    '__typename',
+    'dealerships(limit: 1) { total }',
+    `report(report_id: "${ownReport}") { token }`,
+    'users(limit: 0) { total }',
+    'reports(limit: 1000) { total }',
+  );
   return fc.oneof(
     // alias bomb
-    fc.tuple(fc.integer({ min: 20, max: 200 }), cheap).map(([n, field]) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: ${field}`).join(' ')} }`),
+    fc
+      .tuple(fc.integer({ min: 20, max: 200 }), cheap)
+      .map(([n, field]) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: ${field}`).join(' ')} }`),
     // deep nesting of braces, and of a valid-looking selection
     fc.integer({ min: 10, max: 20_000 }).map((n) => `${'{'.repeat(n)}${'}'.repeat(n)}`),
     fc.integer({ min: 9, max: 60 }).map((n) => `{ reports(limit: 1) { items { ${'counter { '.repeat(n)}token${' }'.repeat(n)} } } }`),
     fc.integer({ min: 100, max: 20_000 }).map((n) => `${'{ a '.repeat(n)}{ b }${' }'.repeat(n)}`),
     // huge lists and deep values as literals
-    fc.integer({ min: 100, max: 10_000 }).map((n) => `{ reports(limit: 1, data__contains: [${Array.from({ length: n }, () => 1).join(',')}]) { total } }`),
+    fc
+      .integer({ min: 100, max: 10_000 })
+      .map((n) => `{ reports(limit: 1, data__contains: [${Array.from({ length: n }, () => 1).join(',')}]) { total } }`),
     fc.integer({ min: 50, max: 3_000 }).map((n) => `{ reports(limit: 1, data__contains: ${'['.repeat(n)}1${']'.repeat(n)}) { total } }`),
     fc.integer({ min: 2, max: 500 }).map((n) => `{ __typename ${'@include(if: true) '.repeat(n)}}`),
     // fragments: cycles, unknown, on the wrong type, spread many times
@@ -248,10 +315,12 @@ function brokenDocument(context: FuzzContext): fc.Arbitrary<string> {
   return fc.oneof(
     hostileString,
     fc.tuple(operation(context), fc.nat()).map(([{ query }, cut]) => query.slice(0, cut % Math.max(query.length, 1))),
-    fc.tuple(operation(context), fc.nat(), fc.constantFrom('{', '}', '(', ')', '"', '$', ':', '!', '@', '...', '#', '\\', '\u0000')).map(([{ query }, at, char]) => {
-      const i = at % Math.max(query.length, 1);
-      return query.slice(0, i) + char + query.slice(i);
-    }),
+    fc
+      .tuple(operation(context), fc.nat(), fc.constantFrom('{', '}', '(', ')', '"', '$', ':', '!', '@', '...', '#', '\\', '\u0000'))
+      .map(([{ query }, at, char]) => {
+        const i = at % Math.max(query.length, 1);
+        return query.slice(0, i) + char + query.slice(i);
+      }),
   );
 }
 
@@ -262,10 +331,12 @@ function envelope(context: FuzzContext): fc.Arbitrary<string | Buffer> {
     { weight: 2, arbitrary: abusiveDocument(context).map((query) => ({ query, variables: '{}' })) },
     { weight: 2, arbitrary: brokenDocument(context).map((query) => ({ query, variables: '{}' })) },
   );
-  const good = fc.tuple(document, oneIn(8, fc.constantFrom('Op', 'Missing', ''))).map(
-    ([{ query, variables }, operationName]) =>
-      `{"query":${JSON.stringify(query)},"variables":${variables}${operationName === null ? '' : `,"operationName":${JSON.stringify(operationName)}`}}`,
-  );
+  const good = fc
+    .tuple(document, oneIn(8, fc.constantFrom('Op', 'Missing', '')))
+    .map(
+      ([{ query, variables }, operationName]) =>
+        `{"query":${JSON.stringify(query)},"variables":${variables}${operationName === null ? '' : `,"operationName":${JSON.stringify(operationName)}`}}`,
+    );
   return fc.oneof(
     { weight: 14, arbitrary: good },
     {
@@ -293,8 +364,18 @@ function envelope(context: FuzzContext): fc.Arbitrary<string | Buffer> {
       ),
     },
     { weight: 1, arbitrary: fc.integer({ min: 1, max: 60_000 }).map((n) => nestedJsonText(n, 'mixed')) },
-    { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 90_000 }).map((n) => `{"query":"{ __typename }","variables":${nestedJsonText(n, 'array').slice(0, 95_000)}}`) },
-    { weight: 1, arbitrary: fc.integer({ min: 90_000, max: 200_000 }).map((n) => JSON.stringify({ query: `{ reports(search: "${'x'.repeat(n)}") { total } }` })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 1_000, max: 90_000 })
+        .map((n) => `{"query":"{ __typename }","variables":${nestedJsonText(n, 'array').slice(0, 95_000)}}`),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 90_000, max: 200_000 })
+        .map((n) => JSON.stringify({ query: `{ reports(search: "${'x'.repeat(n)}") { total } }` })),
+    },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)) },
   );
 }
@@ -304,7 +385,11 @@ export function graphqlRequest(context: FuzzContext): fc.Arbitrary<FuzzRequest> 
     .record({
       body: envelope(context),
       key: apiKeyHeader(context),
-      contentType: fc.oneof({ weight: 16, arbitrary: fc.constant('application/json') }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: fc.constant(undefined) }),
+      contentType: fc.oneof(
+        { weight: 16, arbitrary: fc.constant('application/json') },
+        { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+        { weight: 1, arbitrary: fc.constant(undefined) },
+      ),
       preflight: fc.boolean(),
       idempotencyKey: oneIn(5, fc.constantFrom('gql-1', 'gql-2')),
     })
@@ -318,7 +403,10 @@ export function graphqlRequest(context: FuzzContext): fc.Arbitrary<FuzzRequest> 
     });
   const get = fc
     .record({
-      op: fc.oneof(operation(context), brokenDocument(context).map((query) => ({ query, variables: '{}' }))),
+      op: fc.oneof(
+        operation(context),
+        brokenDocument(context).map((query) => ({ query, variables: '{}' })),
+      ),
       preflight: fc.boolean(),
       accept: fc.constantFrom('application/json', '*/*', 'text/html', 'application/graphql-response+json'),
       // (no OPTIONS: express answers it itself, in text/plain, before the GraphQL layer; see the report of issue 7)
@@ -326,7 +414,10 @@ export function graphqlRequest(context: FuzzContext): fc.Arbitrary<FuzzRequest> 
     })
     .map(({ op, preflight, accept, method }): FuzzRequest => {
       // Under the app's 8 kB query-string limit, whose 414 is not a GraphQL answer (see the report of issue 7).
-      const query = `?query=${percentEncode(op.query.slice(0, 2_000))}&variables=${percentEncode(op.variables.slice(0, 2_000))}`.slice(0, 8_000);
+      const query = `?query=${percentEncode(op.query.slice(0, 2_000))}&variables=${percentEncode(op.variables.slice(0, 2_000))}`.slice(
+        0,
+        8_000,
+      );
       const headers: Record<string, string> = { 'x-api-key': context.keys.own, accept };
       if (preflight) headers['apollo-require-preflight'] = 'true';
       // GraphiQL answers a browser (Accept: text/html) with its page.

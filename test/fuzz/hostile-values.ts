@@ -32,7 +32,7 @@ export const NASTY_STRINGS: readonly string[] = [
   "' OR '1'='1",
   '"; DROP TABLE reports; --',
   "'); DELETE FROM reports; --",
-  "1; SELECT pg_sleep(5)--",
+  '1; SELECT pg_sleep(5)--',
   '\\',
   '\\\\%_',
   '%',
@@ -96,7 +96,15 @@ export const NASTY_STRINGS: readonly string[] = [
 ];
 
 /** What PostgreSQL's text and jsonb cannot hold: NUL, unpaired surrogates. */
-export const UNSTORABLE_STRINGS: readonly string[] = ['\u0000', 'vin\u0000', 'Jeanne\u0000Client', '\ud800', 'x\udc00y', '\udfff\ud800', '😀\ud83d'];
+export const UNSTORABLE_STRINGS: readonly string[] = [
+  '\u0000',
+  'vin\u0000',
+  'Jeanne\u0000Client',
+  '\ud800',
+  'x\udc00y',
+  '\udfff\ud800',
+  '😀\ud83d',
+];
 
 /** Any UTF-16 code units, lone surrogates and NUL included. */
 const anyCodeUnits = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)), maxLength: 20 });
@@ -108,11 +116,32 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 2, arbitrary: anyCodeUnits },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 24 }) },
   // long: a few kB, sometimes far beyond any column's sensible length
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('a', 'é', '😀', '%', '\u0000'), fc.integer({ min: 256, max: 20_000 })).map(([c, n]) => c.repeat(n)) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constantFrom('a', 'é', '😀', '%', '\u0000'), fc.integer({ min: 256, max: 20_000 })).map(([c, n]) => c.repeat(n)),
+  },
 );
 
 export const hostileNumberText: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('0', '1', '-1', '1000', '1001', '2147483647', '2147483648', '-2147483648', '1e309', '99999999999999999999', 'NaN', '1.5', '1e3', '0x1', '', '+1', '٣'),
+  fc.constantFrom(
+    '0',
+    '1',
+    '-1',
+    '1000',
+    '1001',
+    '2147483647',
+    '2147483648',
+    '-2147483648',
+    '1e309',
+    '99999999999999999999',
+    'NaN',
+    '1.5',
+    '1e3',
+    '0x1',
+    '',
+    '+1',
+    '٣',
+  ),
   fc.double().map(String),
   fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String),
 );
@@ -133,7 +162,12 @@ export function nestedJsonText(depth: number, kind: 'array' | 'object' | 'mixed'
 export const hostileJsonText: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)) },
   { weight: 2, arbitrary: hostileString.map((s) => JSON.stringify({ vehicle: { vin: s } })) },
-  { weight: 2, arbitrary: fc.tuple(fc.integer({ min: 2, max: 5000 }), fc.constantFrom('array', 'object', 'mixed') as fc.Arbitrary<'array' | 'object' | 'mixed'>).map(([depth, kind]) => nestedJsonText(depth, kind)) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 2, max: 5000 }), fc.constantFrom('array', 'object', 'mixed') as fc.Arbitrary<'array' | 'object' | 'mixed'>)
+      .map(([depth, kind]) => nestedJsonText(depth, kind)),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 100, max: 20_000 }).map((n) => `[${Array.from({ length: n }, (_, i) => i % 7).join(',')}]`) },
   {
     weight: 2,
@@ -155,6 +189,22 @@ export const hostileJsonText: fc.Arbitrary<string> = fc.oneof(
     ),
   },
   // not JSON at all, or broken JSON
-  { weight: 2, arbitrary: fc.constantFrom('', '{', '[1,]', '{"a":}', "{'a':1}", 'tru', '01', '1.', '"unterminated', '{"a":1}}', '\ufeff{}', '{"a":"\t"}') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '',
+      '{',
+      '[1,]',
+      '{"a":}',
+      "{'a':1}",
+      'tru',
+      '01',
+      '1.',
+      '"unterminated',
+      '{"a":1}}',
+      '\ufeff{}',
+      '{"a":"\t"}',
+    ),
+  },
   { weight: 1, arbitrary: hostileString },
 );

@@ -34,7 +34,11 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const TEXT_RUNS = Math.ceil(RUNS / 3);
 /** Fixed in `npm test` (a failure reproduces); `random` (npm run fuzz) explores anew each run and prints it. */
 const SEED =
-  process.env.FUZZ_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20261122;
+  process.env.FUZZ_SEED === 'random'
+    ? Math.floor(Math.random() * 2 ** 31)
+    : process.env.FUZZ_SEED
+      ? Number(process.env.FUZZ_SEED)
+      : 20261122;
 const PATH = process.env.FUZZ_PATH;
 const KINDS = (process.env.FUZZ_DATABASES?.split(',') as DatabaseKind[] | undefined) ?? DATABASE_KINDS;
 
@@ -85,7 +89,12 @@ function summary(request: FuzzRequest): Record<string, unknown> {
     method: request.method,
     path: cut(request.path),
     headers: Object.fromEntries(Object.entries(request.headers ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.map(cut) : cut(v)])),
-    body: request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? `<bytes ${request.body.toString('hex').slice(0, 200)}>` : cut(request.body),
+    body:
+      request.body === undefined
+        ? undefined
+        : Buffer.isBuffer(request.body)
+          ? `<bytes ${request.body.toString('hex').slice(0, 200)}>`
+          : cut(request.body),
     raw: request.raw === undefined ? undefined : cut(JSON.stringify(request.raw.toString('latin1'))),
   };
 }
@@ -119,7 +128,10 @@ async function fuzz(server: TestServer, requests: fc.Arbitrary<FuzzRequest>, run
 }
 
 const statusLine = (stats: RunStats) =>
-  [...stats.byStatus].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ');
+  [...stats.byStatus]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}×${n}`)
+    .join(' ');
 
 describe.each(KINDS)('fuzzing every endpoint (%s)', (kind) => {
   let server: TestServer;
@@ -134,22 +146,30 @@ describe.each(KINDS)('fuzzing every endpoint (%s)', (kind) => {
     await server?.close();
   });
 
-  it(`${RUNS} generated requests: no 5xx, documented error shapes, nothing written unless a lead was created`, async () => {
-    const stats = await fuzz(server, anyRequest(context), RUNS);
-    process.stdout.write(`fuzz (${kind}): ${RUNS} requests, seed ${SEED}, ${stats.leads} leads created; statuses ${statusLine(stats)}\n`);
-    // Every route was exercised, and the generators reach past validation often enough to matter.
-    if (RUNS >= 200) {
-      for (const route of REST_ROUTES) expect(stats.byTarget.get(`${route.method} ${REST_BASE_PATH}${route.path}`)).toBeGreaterThan(0);
-      expect(stats.byTarget.get('POST /graphql')).toBeGreaterThan(0);
-      expect(stats.byStatus.get(200)).toBeGreaterThan(RUNS / 10);
-    }
-  }, Math.max(60_000, RUNS * 200));
+  it(
+    `${RUNS} generated requests: no 5xx, documented error shapes, nothing written unless a lead was created`,
+    async () => {
+      const stats = await fuzz(server, anyRequest(context), RUNS);
+      process.stdout.write(`fuzz (${kind}): ${RUNS} requests, seed ${SEED}, ${stats.leads} leads created; statuses ${statusLine(stats)}\n`);
+      // Every route was exercised, and the generators reach past validation often enough to matter.
+      if (RUNS >= 200) {
+        for (const route of REST_ROUTES) expect(stats.byTarget.get(`${route.method} ${REST_BASE_PATH}${route.path}`)).toBeGreaterThan(0);
+        expect(stats.byTarget.get('POST /graphql')).toBeGreaterThan(0);
+        expect(stats.byStatus.get(200)).toBeGreaterThan(RUNS / 10);
+      }
+    },
+    Math.max(60_000, RUNS * 200),
+  );
 
-  it(`${TEXT_RUNS} requests with hostile text (NUL, lone surrogates, ...) in one text argument of every route and root field`, async () => {
-    const stats = await fuzz(server, textArgumentRequest(context), TEXT_RUNS);
-    process.stdout.write(`fuzz (${kind}): ${TEXT_RUNS} hostile-text requests; statuses ${statusLine(stats)}\n`);
-    // Every text argument got at least one request once the run is long enough to draw them all.
-    const targets = textArguments(context).map((t) => t.target);
-    if (TEXT_RUNS >= targets.length * 4) expect(targets.filter((t) => !stats.byTarget.has(t))).toEqual([]);
-  }, Math.max(60_000, TEXT_RUNS * 200));
+  it(
+    `${TEXT_RUNS} requests with hostile text (NUL, lone surrogates, ...) in one text argument of every route and root field`,
+    async () => {
+      const stats = await fuzz(server, textArgumentRequest(context), TEXT_RUNS);
+      process.stdout.write(`fuzz (${kind}): ${TEXT_RUNS} hostile-text requests; statuses ${statusLine(stats)}\n`);
+      // Every text argument got at least one request once the run is long enough to draw them all.
+      const targets = textArguments(context).map((t) => t.target);
+      if (TEXT_RUNS >= targets.length * 4) expect(targets.filter((t) => !stats.byTarget.has(t))).toEqual([]);
+    },
+    Math.max(60_000, TEXT_RUNS * 200),
+  );
 });

@@ -73,16 +73,20 @@ export function sendSocket(baseUrl: string, request: Buffer, timeoutMs = 30_000)
       }
     };
     const socket = net.connect({ host: hostname, port: Number(port) }, () => socket.write(request));
-    socket.setTimeout(timeoutMs, () => settle(() => {
-      throw new Error(`no answer within ${timeoutMs} ms`);
-    }));
+    socket.setTimeout(timeoutMs, () =>
+      settle(() => {
+        throw new Error(`no answer within ${timeoutMs} ms`);
+      }),
+    );
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
       if (isComplete(received)) settle(() => parseResponse(received));
     });
-    socket.on('error', (error) => settle(() => {
-      throw error;
-    }));
+    socket.on('error', (error) =>
+      settle(() => {
+        throw error;
+      }),
+    );
     socket.on('close', () => settle(() => parseResponse(received)));
   });
 }

@@ -16,8 +16,7 @@ const LOCATIONS = new Set(['query', 'path', 'body', 'header']);
 /** What browser pages and their assets may answer instead of JSON (only on a 2xx/3xx). */
 const PAGE_TYPES = /^(text\/html|text\/css|application\/javascript|text\/javascript|image\/png)/;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function parseJson(kind: Interface, response: RawResponse, problems: string[]): unknown {
   const type = String(response.headers['content-type'] ?? '');

@@ -25,8 +25,42 @@ export interface FuzzRequest extends RawRequest {
 const MAX_PATH_LENGTH = 8_000;
 
 /** Query strings broken on purpose: bad escapes, stray separators, lone `%`. Sent as is. */
-const BROKEN_QUERY_PIECES = ['%', '%Z', '%ZZ', '%E0%A4', '%C3%28', '%FF%FE', '%00', '%%', '&&', '=', '==', '&=&', '+', ';', '%u0041', '%25', '[', ']', '%5B%5D'];
-const BROKEN_PATH_SEGMENTS = ['%ZZ', '%', '%E0%A4%A', '%C0%AF', '%00', '%2F', '..', '.', '%2e%2e', 'a%20b', '%7B%7D', ';x=1', '%F0%9F%98%80'];
+const BROKEN_QUERY_PIECES = [
+  '%',
+  '%Z',
+  '%ZZ',
+  '%E0%A4',
+  '%C3%28',
+  '%FF%FE',
+  '%00',
+  '%%',
+  '&&',
+  '=',
+  '==',
+  '&=&',
+  '+',
+  ';',
+  '%u0041',
+  '%25',
+  '[',
+  ']',
+  '%5B%5D',
+];
+const BROKEN_PATH_SEGMENTS = [
+  '%ZZ',
+  '%',
+  '%E0%A4%A',
+  '%C0%AF',
+  '%00',
+  '%2F',
+  '..',
+  '.',
+  '%2e%2e',
+  'a%20b',
+  '%7B%7D',
+  ';x=1',
+  '%F0%9F%98%80',
+];
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];
 
@@ -45,7 +79,10 @@ const idOf = (context: FuzzContext, argumentName: string) =>
 function parameterText(context: FuzzContext, name: string, typeName: string): fc.Arbitrary<string> {
   const plausible: Record<string, fc.Arbitrary<string>> = {
     UUID: idOf(context, name),
-    Int: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('0', '1', '7', '100', '1000', '25') }, { weight: 1, arbitrary: hostileNumberText }),
+    Int: fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom('0', '1', '7', '100', '1000', '25') },
+      { weight: 1, arbitrary: hostileNumberText },
+    ),
     Boolean: fc.constantFrom('true', 'false', '1', '0', 'yes', 'off', 'T', 'maybe', ''),
     DateTimeISO: fc.oneof(
       fc.date({ min: new Date('1900-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
@@ -71,7 +108,10 @@ function queryString(context: FuzzContext, route: RestRoute): fc.Arbitrary<strin
     {
       weight: 1,
       arbitrary: fc
-        .tuple(fc.constantFrom('unknown', '__proto__', 'constructor', 'limit[]', 'limit[a]', 'a[b][c]', 'toString', '', 'LIMIT', 'Limit '), hostileString)
+        .tuple(
+          fc.constantFrom('unknown', '__proto__', 'constructor', 'limit[]', 'limit[a]', 'a[b][c]', 'toString', '', 'LIMIT', 'Limit '),
+          hostileString,
+        )
         .map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`),
     },
     { weight: 1, arbitrary: fc.constantFrom(...BROKEN_QUERY_PIECES) },
@@ -156,13 +196,22 @@ function headers(context: FuzzContext, bodyExpected: boolean): fc.Arbitrary<Reco
   return fc
     .record({
       key: apiKeyHeader(context),
-      contentType: fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: fc.constant(undefined) }),
+      contentType: fc.oneof(
+        { weight: 6, arbitrary: fc.constant('application/json') },
+        { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+        { weight: 1, arbitrary: fc.constant(undefined) },
+      ),
       idempotencyKey: oneIn(
         4,
         fc.oneof(
           fc.constantFrom('fuzz-1', 'fuzz-2', '', ' ', 'é'),
           // long and incompressible: more than a btree index entry holds
-          fc.string({ maxLength: 4000, unit: 'binary' }).map((s) => Buffer.from(s, 'utf8').toString('latin1').replace(/[^\x20-\x7e\x80-\xff]/g, '_').slice(0, 4000)),
+          fc.string({ maxLength: 4000, unit: 'binary' }).map((s) =>
+            Buffer.from(s, 'utf8')
+              .toString('latin1')
+              .replace(/[^\x20-\x7e\x80-\xff]/g, '_')
+              .slice(0, 4000),
+          ),
         ),
       ),
       accept: oneIn(4, fc.constantFrom('application/json', 'text/html', '*/*', 'application/xml', 'text/event-stream')),
@@ -183,19 +232,43 @@ function headers(context: FuzzContext, bodyExpected: boolean): fc.Arbitrary<Reco
 /** A create-lead body: mostly an object of the mutation's arguments with right, wrong or hostile values. */
 function leadBody(context: FuzzContext): fc.Arbitrary<string | Buffer | undefined> {
   const ownDealership = context.ids.dealership[0]!;
-  const field = fc.oneof(
-    fc.constant(['dealership', fc.oneof(fc.constantFrom(...context.ids.dealership.slice(0, 3), ...context.ids.dealership.slice(-2)), fc.uuid(), hostileString)] as const),
-    fc.constant(['email', fc.oneof(fc.constantFrom('client@example.com', 'a@b', 'x@example.com\u0000', '"quoted"@example.com', 'é@exämple.com'), hostileString)] as const),
-    fc.constant(['phone', fc.oneof(fc.constantFrom('+33612345678', '0612345678', '+1 202 555 0143', '12', '+999999999999999999'), hostileString)] as const),
-    fc.constant(['name', hostileString] as const),
-    fc.constant(['folder_name', hostileString] as const),
-    fc.constant(['lang', fc.constantFrom('fr', 'en', 'de', 'xx', 'FR', '', null)] as const),
-    fc.constant(['custom_sms', fc.oneof(fc.constantFrom('Hi {name}: {link}', '{unknown}', '{', '}{', '{__proto__}', '{link}'.repeat(100)), hostileString)] as const),
-    fc.constant(['sendEmail', fc.constantFrom(true, false, 'true', 'maybe', 1, 0, null, [], {})] as const),
-    fc.constant(['sendPhone', fc.constantFrom(true, false, 'yes', 2, null)] as const),
-  ).chain(([name, value]) => (value as fc.Arbitrary<unknown>).map((v) => [name, v] as const));
+  const field = fc
+    .oneof(
+      fc.constant([
+        'dealership',
+        fc.oneof(fc.constantFrom(...context.ids.dealership.slice(0, 3), ...context.ids.dealership.slice(-2)), fc.uuid(), hostileString),
+      ] as const),
+      fc.constant([
+        'email',
+        fc.oneof(
+          fc.constantFrom('client@example.com', 'a@b', 'x@example.com\u0000', '"quoted"@example.com', 'é@exämple.com'),
+          hostileString,
+        ),
+      ] as const),
+      fc.constant([
+        'phone',
+        fc.oneof(fc.constantFrom('+33612345678', '0612345678', '+1 202 555 0143', '12', '+999999999999999999'), hostileString),
+      ] as const),
+      fc.constant(['name', hostileString] as const),
+      fc.constant(['folder_name', hostileString] as const),
+      fc.constant(['lang', fc.constantFrom('fr', 'en', 'de', 'xx', 'FR', '', null)] as const),
+      fc.constant([
+        'custom_sms',
+        fc.oneof(fc.constantFrom('Hi {name}: {link}', '{unknown}', '{', '}{', '{__proto__}', '{link}'.repeat(100)), hostileString),
+      ] as const),
+      fc.constant(['sendEmail', fc.constantFrom(true, false, 'true', 'maybe', 1, 0, null, [], {})] as const),
+      fc.constant(['sendPhone', fc.constantFrom(true, false, 'yes', 2, null)] as const),
+    )
+    .chain(([name, value]) => (value as fc.Arbitrary<unknown>).map((v) => [name, v] as const));
 
-  const wrongType = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.object({ maxDepth: 2 }));
+  const wrongType = fc.oneof(
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.integer(), { maxLength: 3 }),
+    fc.object({ maxDepth: 2 }),
+  );
   const object = fc
     .tuple(
       fc.boolean(), // include a valid dealership
@@ -222,9 +295,15 @@ function leadBody(context: FuzzContext): fc.Arbitrary<string | Buffer | undefine
     { weight: 2, arbitrary: hostileJsonText },
     { weight: 1, arbitrary: fc.integer({ min: 1, max: 60_000 }).map((depth) => '['.repeat(depth)) },
     { weight: 1, arbitrary: fc.integer({ min: 500, max: 40_000 }).map((depth) => nestedJsonText(depth, 'array')) },
-    { weight: 1, arbitrary: fc.integer({ min: 50_000, max: 150_000 }).map((n) => JSON.stringify({ dealership: ownDealership, name: 'n'.repeat(n) })) },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 50_000, max: 150_000 }).map((n) => JSON.stringify({ dealership: ownDealership, name: 'n'.repeat(n) })),
+    },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)) },
-    { weight: 1, arbitrary: fc.constantFrom(undefined, '', ' ', 'null', '[]', '"text"', '42', '\ufeff{}', Buffer.from([0xff, 0xfe, 0x7b, 0x7d])) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(undefined, '', ' ', 'null', '[]', '"text"', '42', '\ufeff{}', Buffer.from([0xff, 0xfe, 0x7b, 0x7d])),
+    },
   );
 }
 
@@ -239,16 +318,14 @@ export function restRequest(context: FuzzContext): fc.Arbitrary<FuzzRequest> {
       })
       .chain(({ method, path, query, body }) => {
         const withBody = method !== 'GET' && method !== 'HEAD';
-        return headers(context, withBody).map(
-          (h): FuzzRequest => ({
-            interface: 'rest',
-            target: `${route.method} ${REST_BASE_PATH}${route.path}`,
-            method,
-            path: `${path}${query}`.slice(0, MAX_PATH_LENGTH),
-            headers: h,
-            body: withBody ? body : undefined,
-          }),
-        );
+        return headers(context, withBody).map((h): FuzzRequest => ({
+          interface: 'rest',
+          target: `${route.method} ${REST_BASE_PATH}${route.path}`,
+          method,
+          path: `${path}${query}`.slice(0, MAX_PATH_LENGTH),
+          headers: h,
+          body: withBody ? body : undefined,
+        }));
       }),
   );
 }
@@ -256,13 +333,45 @@ export function restRequest(context: FuzzContext): fc.Arbitrary<FuzzRequest> {
 /** Paths outside the API: health, documents, pages, and what is not there. */
 export function otherPathRequest(context: FuzzContext): fc.Arbitrary<FuzzRequest> {
   const path = fc.oneof(
-    fc.constantFrom('/', '/healthz', '/readyz', '/openapi.json', '/docs', '/docs/', '/docs/assets/swagger-ui.css', '/public', '/public/', '/publicx', '/public/../public/reports/', '/public//reports/', '/PUBLIC/reports/', '/public/webhook', '/graphqlx', '/favicon.ico', '/.env', '/%ZZ', '/%00', '/public/%ZZ/'),
-    fc.array(fc.oneof(fc.constantFrom(...BROKEN_PATH_SEGMENTS), hostileString.map((s) => percentEncode(s.slice(0, 100)))), { minLength: 1, maxLength: 4 }).map((segments) => `/${segments.join('/')}`),
+    fc.constantFrom(
+      '/',
+      '/healthz',
+      '/readyz',
+      '/openapi.json',
+      '/docs',
+      '/docs/',
+      '/docs/assets/swagger-ui.css',
+      '/public',
+      '/public/',
+      '/publicx',
+      '/public/../public/reports/',
+      '/public//reports/',
+      '/PUBLIC/reports/',
+      '/public/webhook',
+      '/graphqlx',
+      '/favicon.ico',
+      '/.env',
+      '/%ZZ',
+      '/%00',
+      '/public/%ZZ/',
+    ),
+    fc
+      .array(
+        fc.oneof(
+          fc.constantFrom(...BROKEN_PATH_SEGMENTS),
+          hostileString.map((s) => percentEncode(s.slice(0, 100))),
+        ),
+        { minLength: 1, maxLength: 4 },
+      )
+      .map((segments) => `/${segments.join('/')}`),
   );
   return fc
     .record({
       // No OPTIONS here: outside /public express answers it itself in text/plain (see the report of issue 7).
-      method: fc.oneof({ weight: 6, arbitrary: fc.constant('GET') }, { weight: 2, arbitrary: fc.constantFrom(...METHODS.filter((m) => m !== 'OPTIONS')) }),
+      method: fc.oneof(
+        { weight: 6, arbitrary: fc.constant('GET') },
+        { weight: 2, arbitrary: fc.constantFrom(...METHODS.filter((m) => m !== 'OPTIONS')) },
+      ),
       path,
       query: oneIn(3, fc.constantFrom('?a=1', '?%ZZ', '?x=%00&x=1', '?__proto__[x]=1')),
       key: oneIn(2, fc.constant(context.keys.own)),

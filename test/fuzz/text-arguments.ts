@@ -66,7 +66,9 @@ function restRequestFor(context: FuzzContext, target: TextArgument, value: unkno
   const where = locationOf(route, name);
   // Cut below node's 16 kB request-head limit (its 431 has no body; see raw-http.ts).
   const encoded = percentEncode(text).slice(0, 6_000);
-  let path = `${REST_BASE_PATH}${route.path}`.replace(/:(\w+)/g, (_m, param: string) => (param === name ? encoded : idsForArgument(context, param)[0]!));
+  let path = `${REST_BASE_PATH}${route.path}`.replace(/:(\w+)/g, (_m, param: string) =>
+    param === name ? encoded : idsForArgument(context, param)[0]!,
+  );
   let body: string | undefined;
   if (where === 'query') path += `?${percentEncode(name)}=${encoded}`;
   if (where === 'body') {
@@ -78,7 +80,10 @@ function restRequestFor(context: FuzzContext, target: TextArgument, value: unkno
 
 function graphqlRequestFor(context: FuzzContext, target: TextArgument, value: unknown): FuzzRequest {
   const required = requiredArguments(context, target.field, target.arg.name);
-  const declarations = [`$value: ${target.arg.type.toString()}`, ...Object.keys(required).map((n) => `$${n}: ${target.field.args.find((a) => a.name === n)!.type.toString()}`)];
+  const declarations = [
+    `$value: ${target.arg.type.toString()}`,
+    ...Object.keys(required).map((n) => `$${n}: ${target.field.args.find((a) => a.name === n)!.type.toString()}`),
+  ];
   const args = [`${target.arg.name}: $value`, ...Object.keys(required).map((n) => `${n}: $${n}`)];
   const query = `${target.operation} (${declarations.join(', ')}) { ${target.field.name}(${args.join(', ')}) { __typename } }`;
   return {
@@ -96,6 +101,8 @@ export function textArgumentRequest(context: FuzzContext): fc.Arbitrary<FuzzRequ
   return fc
     .tuple(fc.constantFrom(...textArguments(context)), text)
     .chain(([target, raw]) =>
-      valueFor(target.arg, raw).map((value) => (target.route ? restRequestFor(context, target, value) : graphqlRequestFor(context, target, value))),
+      valueFor(target.arg, raw).map((value) =>
+        target.route ? restRequestFor(context, target, value) : graphqlRequestFor(context, target, value),
+      ),
     );
 }

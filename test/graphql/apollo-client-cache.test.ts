@@ -16,8 +16,18 @@ const DEEP = gql`
       id
       token
       type
-      data { vehicle { vin license { number } } }
-      dealership { id name }
+      data {
+        vehicle {
+          vin
+          license {
+            number
+          }
+        }
+      }
+      dealership {
+        id
+        name
+      }
     }
   }
 `;
@@ -34,7 +44,14 @@ const SHALLOW = gql`
 
 const LIST = gql`
   query List {
-    reports(limit: 5) { total items { id token type } }
+    reports(limit: 5) {
+      total
+      items {
+        id
+        token
+        type
+      }
+    }
   }
 `;
 

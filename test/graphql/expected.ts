@@ -14,9 +14,7 @@ export function newestFirst<T extends { created_at: Date }>(key: (row: T) => str
 
 /** The organization's reports a list shows by default (valid only), in the default order. */
 export function reportsOf(dataset: DemoDataset, organizationId: string, filter: (r: ReportRow) => boolean = () => true): ReportRow[] {
-  return dataset.reports
-    .filter((r) => r.organization_id === organizationId && r.valid && filter(r))
-    .sort(newestFirst((r) => r.token));
+  return dataset.reports.filter((r) => r.organization_id === organizationId && r.valid && filter(r)).sort(newestFirst((r) => r.token));
 }
 
 export function usersOf(dataset: DemoDataset, filter: (u: UserRow) => boolean): UserRow[] {

@@ -10,11 +10,18 @@ import { GRAPHIQL_EXAMPLE_QUERY } from '../../src/api/graphql/example-query';
 import { startTestServer, type TestServer } from '../support/server';
 import { reportsOf } from './expected';
 
-
 interface ExampleResult {
   data: {
-    reports: { total: number; items: { token: string; dealership: { name: string } | null; profile: { name: string } | null; organization: { name: string } }[] };
-    counterInspections: { items: { token: string; counter: { token: string; data: { vehicle: { vin: string } }; state: { folder_created: { status: boolean } } } }[] };
+    reports: {
+      total: number;
+      items: { token: string; dealership: { name: string } | null; profile: { name: string } | null; organization: { name: string } }[];
+    };
+    counterInspections: {
+      items: {
+        token: string;
+        counter: { token: string; data: { vehicle: { vin: string } }; state: { folder_created: { status: boolean } } };
+      }[];
+    };
   };
 }
 
@@ -25,7 +32,6 @@ describe.each(['pglite', 'postgres'] as const)('GraphiQL on the real app (%s)', 
   beforeAll(async () => {
     browser = await launchChromium();
     server = await startTestServer(kind, { reports: 200 });
-
   });
 
   afterAll(async () => {
@@ -40,7 +46,9 @@ describe.each(['pglite', 'postgres'] as const)('GraphiQL on the real app (%s)', 
       body: JSON.stringify({ query: '{ reports(limit: 1) { total } }' }),
     });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ data: { reports: { total: reportsOf(server.dataset, server.dataset.organizations[0]!.id).length } } });
+    expect(await response.json()).toEqual({
+      data: { reports: { total: reportsOf(server.dataset, server.dataset.organizations[0]!.id).length } },
+    });
   });
 
   it('runs the example query with a demo key and shows real reports', async () => {

@@ -30,7 +30,9 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL over HTTP on %s', (kind)
 
   it('answers a GET query with the key (urql and graphql-request send GET by default)', async () => {
     const query = encodeURIComponent('{ reports(limit: 1) { total items { token } } }');
-    const response = await fetch(`${server.url}/graphql?query=${query}`, { headers: { 'x-api-key': key, accept: 'application/graphql-response+json' } });
+    const response = await fetch(`${server.url}/graphql?query=${query}`, {
+      headers: { 'x-api-key': key, accept: 'application/graphql-response+json' },
+    });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { data: { reports: { total: number } } };
     expect(body.data.reports.total).toBeGreaterThan(0);
@@ -44,12 +46,19 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL over HTTP on %s', (kind)
     expect(asText.body.data).toBeNull();
     expect(asText.body.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', argumentName: 'data__contains' } });
     expect(asText.body.errors?.[0]?.message).toMatch(/not its text/);
-    const asObject = await graphql<{ reports: { total: number } }>(server, 'query($f: JSON) { reports(data__contains: $f) { total } }', { f: { vehicle: {} } }, key);
+    const asObject = await graphql<{ reports: { total: number } }>(
+      server,
+      'query($f: JSON) { reports(data__contains: $f) { total } }',
+      { f: { vehicle: {} } },
+      key,
+    );
     expect(asObject.body.data!.reports.total).toBeGreaterThan(0);
   });
 
   it('reads date-times as REST does: a date alone is midnight UTC', async () => {
-    const rest = (await (await fetch(`${server.url}/public/reports/?created_at__gte=2000-01-01&limit=0`, { headers: { 'x-api-key': key } })).json()) as {
+    const rest = (await (
+      await fetch(`${server.url}/public/reports/?created_at__gte=2000-01-01&limit=0`, { headers: { 'x-api-key': key } })
+    ).json()) as {
       total: number;
     };
     for (const [query, variables] of [
@@ -78,9 +87,16 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL over HTTP on %s', (kind)
     const items = response.body.data!.reports.items;
     expect(items.length).toBeGreaterThan(0);
     for (const item of items) expect(item.id).toBe(item.token);
-    const full = await graphql<{ report: { id: string } }>(server, 'query($t: UUID!) { report(report_id: $t) { id } }', { t: items[0]!.token }, key);
+    const full = await graphql<{ report: { id: string } }>(
+      server,
+      'query($t: UUID!) { report(report_id: $t) { id } }',
+      { t: items[0]!.token },
+      key,
+    );
     expect(full.body.data!.report.id).toBe(items[0]!.token);
-    const rest = (await (await fetch(`${server.url}/public/reports/?limit=1`, { headers: { 'x-api-key': key } })).json()) as { items: object[] };
+    const rest = (await (await fetch(`${server.url}/public/reports/?limit=1`, { headers: { 'x-api-key': key } })).json()) as {
+      items: object[];
+    };
     expect(rest.items[0]).not.toHaveProperty('id');
   });
 });

@@ -13,7 +13,8 @@ interface CompactIds {
   counter_id: string | null;
 }
 
-const SCALARS = 'token created_at updated_at type valid organization_id dealership_id profile_id contact_id counter_id data { vehicle { vin license_number } }';
+const SCALARS =
+  'token created_at updated_at type valid organization_id dealership_id profile_id contact_id counter_id data { vehicle { vin license_number } }';
 
 /** Each level of nesting a client may ask for, with the statements it should cost. */
 const DEPTHS = [
@@ -59,7 +60,12 @@ describe.each(['pglite', 'postgres'] as const)('SQL statements per page of repor
     apiKey = server.keys[1]!;
     const dealership = server.dataset.dealerships.find((d) => d.organization_id === server.dataset.organizations[1]!.id)!;
     dataOf(
-      await graphql(server, 'mutation($d: UUID!) { createLead(dealership: $d, name: "N. Plusone", email: "n@example.com") { token } }', { d: dealership.id }, apiKey),
+      await graphql(
+        server,
+        'mutation($d: UUID!) { createLead(dealership: $d, name: "N. Plusone", email: "n@example.com") { token } }',
+        { d: dealership.id },
+        apiKey,
+      ),
     );
   });
 
@@ -102,7 +108,10 @@ describe.each(['pglite', 'postgres'] as const)('SQL statements per page of repor
     expect(counts(withoutTotal.statements)).toBe(0);
     const withTotal = await statementsFor('{ reports(limit: 10) { total items { token } } }', {});
     expect(counts(withTotal.statements)).toBe(1);
-    const throughFragment = await statementsFor('{ reports(limit: 10) { ...Envelope items { token } } } fragment Envelope on ReportPage { total }', {});
+    const throughFragment = await statementsFor(
+      '{ reports(limit: 10) { ...Envelope items { token } } } fragment Envelope on ReportPage { total }',
+      {},
+    );
     expect(counts(throughFragment.statements)).toBe(1);
     server.resetQueryLog();
     const rest = await fetch(`${server.url}/public/reports/?limit=10`, { headers: { 'x-api-key': apiKey } });

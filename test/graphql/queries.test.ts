@@ -69,47 +69,71 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
     /** Each case: the filter arguments and the same filter as a predicate over the seeded rows. */
     const filterCases: [string, () => { args: Record<string, unknown>; matches: (r: ReportRow) => boolean; includeInvalid?: boolean }][] = [
       ['type', () => ({ args: { type: 'counter_inspection' }, matches: (r) => r.type === 'counter_inspection' })],
-      ['dealership_id', () => {
-        const dealership = server.dataset.dealerships.find((d) => d.organization_id === orgA)!;
-        return { args: { dealership_id: dealership.id }, matches: (r) => r.dealership_id === dealership.id };
-      }],
-      ['vin, lower case with a dash', () => {
-        const vin = reportsOf(server.dataset, orgA)[3]!.data.vehicle.vin;
-        return { args: { vin: `${vin.slice(0, 5).toLowerCase()}-${vin.slice(5)}` }, matches: (r) => r.data.vehicle.vin === vin };
-      }],
-      ['license_number, another spelling', () => {
-        const plate = reportsOf(server.dataset, orgA)[5]!.data.vehicle.license.number;
-        return {
-          args: { license_number: ` ${normalized(plate).toLowerCase().split('').join(' ')} ` },
-          matches: (r) => normalized(r.data.vehicle.license.number) === normalized(plate),
-        };
-      }],
+      [
+        'dealership_id',
+        () => {
+          const dealership = server.dataset.dealerships.find((d) => d.organization_id === orgA)!;
+          return { args: { dealership_id: dealership.id }, matches: (r) => r.dealership_id === dealership.id };
+        },
+      ],
+      [
+        'vin, lower case with a dash',
+        () => {
+          const vin = reportsOf(server.dataset, orgA)[3]!.data.vehicle.vin;
+          return { args: { vin: `${vin.slice(0, 5).toLowerCase()}-${vin.slice(5)}` }, matches: (r) => r.data.vehicle.vin === vin };
+        },
+      ],
+      [
+        'license_number, another spelling',
+        () => {
+          const plate = reportsOf(server.dataset, orgA)[5]!.data.vehicle.license.number;
+          return {
+            args: { license_number: ` ${normalized(plate).toLowerCase().split('').join(' ')} ` },
+            matches: (r) => normalized(r.data.vehicle.license.number) === normalized(plate),
+          };
+        },
+      ],
       ['brand, upper case', () => ({ args: { brand: 'RENAULT' }, matches: (r) => r.data.vehicle.specifications.brand === 'Renault' })],
-      ['search, two terms', () => {
-        const sample = reportsOf(server.dataset, orgA)[8]!;
-        const terms = [sample.data.metadata.individual.email.split('@')[0]!.slice(0, 6), sample.data.vehicle.specifications.brand.toLowerCase()];
-        return {
-          args: { search: `  ${terms.join('   ')} ` },
-          matches: (r) => terms.every((term) => searchHaystack(server.dataset, r).some((text) => text.includes(term))),
-        };
-      }],
-      ['created_at bounds, inclusive', () => {
-        const rows = reportsOf(server.dataset, orgA);
-        const [to, from] = [rows[10]!.created_at, rows[40]!.created_at];
-        return {
-          args: { created_at__gte: from.toISOString(), created_at__lte: to.toISOString() },
-          matches: (r) => r.created_at >= from && r.created_at <= to,
-        };
-      }],
+      [
+        'search, two terms',
+        () => {
+          const sample = reportsOf(server.dataset, orgA)[8]!;
+          const terms = [
+            sample.data.metadata.individual.email.split('@')[0]!.slice(0, 6),
+            sample.data.vehicle.specifications.brand.toLowerCase(),
+          ];
+          return {
+            args: { search: `  ${terms.join('   ')} ` },
+            matches: (r) => terms.every((term) => searchHaystack(server.dataset, r).some((text) => text.includes(term))),
+          };
+        },
+      ],
+      [
+        'created_at bounds, inclusive',
+        () => {
+          const rows = reportsOf(server.dataset, orgA);
+          const [to, from] = [rows[10]!.created_at, rows[40]!.created_at];
+          return {
+            args: { created_at__gte: from.toISOString(), created_at__lte: to.toISOString() },
+            matches: (r) => r.created_at >= from && r.created_at <= to,
+          };
+        },
+      ],
       ['valid: false', () => ({ args: { valid: false }, matches: (r) => !r.valid, includeInvalid: true })],
-      ['state__contains', () => ({
-        args: { state__contains: { folder_sold: { status: true } } },
-        matches: (r) => r.state.folder_sold.status === true,
-      })],
-      ['state__not_contains with type', () => ({
-        args: { state__not_contains: { folder_sold: { status: true } }, type: 'inspection' },
-        matches: (r) => r.state.folder_sold.status !== true && r.type === 'inspection',
-      })],
+      [
+        'state__contains',
+        () => ({
+          args: { state__contains: { folder_sold: { status: true } } },
+          matches: (r) => r.state.folder_sold.status === true,
+        }),
+      ],
+      [
+        'state__not_contains with type',
+        () => ({
+          args: { state__not_contains: { folder_sold: { status: true } }, type: 'inspection' },
+          matches: (r) => r.state.folder_sold.status !== true && r.type === 'inspection',
+        }),
+      ],
     ];
 
     it.each(filterCases)('filters by %s', async (_name, build) => {
@@ -120,8 +144,12 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
       // A filter matching nothing or everything would prove little.
       expect(expected.length).toBeGreaterThan(0);
       expect(expected.length).toBeLessThan(reportsOf(server.dataset, orgA).length);
-      const variableDefs = Object.keys(args).map((name) => `$${name}: ${variableType(name)}`).join(', ');
-      const argList = Object.keys(args).map((name) => `${name}: $${name}`).join(', ');
+      const variableDefs = Object.keys(args)
+        .map((name) => `$${name}: ${variableType(name)}`)
+        .join(', ');
+      const argList = Object.keys(args)
+        .map((name) => `${name}: $${name}`)
+        .join(', ');
       const response = await gql(
         `query Filtered(${variableDefs}) { reports(${argList}, limit: 1000) { total items { token organization_id } } }`,
         args,
@@ -185,7 +213,13 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
       const user = server.dataset.users.find((u) => u.organization_id === orgA && u.dealership_id !== null)!;
       const response = await gql('query($id: UUID!) { user(user_id: $id) { id name role created_at last_activity } }', { id: user.id });
       expect(dataOf(response)).toEqual({
-        user: { id: user.id, name: user.name, role: user.role, created_at: user.created_at.toISOString(), last_activity: user.last_activity?.toISOString() ?? null },
+        user: {
+          id: user.id,
+          name: user.name,
+          role: user.role,
+          created_at: user.created_at.toISOString(),
+          last_activity: user.last_activity?.toISOString() ?? null,
+        },
       });
     });
 
@@ -232,7 +266,10 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
       for (const [index, item] of reports.items.entries()) {
         const row = expected[index]!;
         expect([item.token, item.organization.id]).toEqual([row.token, orgA]);
-        expect(item.dealership).toEqual({ id: row.dealership_id, name: server.dataset.dealerships.find((d) => d.id === row.dealership_id)!.name });
+        expect(item.dealership).toEqual({
+          id: row.dealership_id,
+          name: server.dataset.dealerships.find((d) => d.id === row.dealership_id)!.name,
+        });
         expect(item.profile?.id ?? null).toBe(row.profile_id);
         expect(item.counter?.token ?? null).toBe(row.counter_id);
         expect(item.contact).toBeNull(); // seeded reports have no contact; see the lead test
@@ -257,7 +294,12 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
           dealership: { id: row.dealership_id },
           profile: { id: profile.id, name: profile.name, email: profile.email, phone: profile.phone },
           contact: null,
-          counter: { token: original.token, type: original.type, data: { vehicle: { vin: original.data.vehicle.vin } }, dealership: { id: original.dealership_id } },
+          counter: {
+            token: original.token,
+            type: original.type,
+            data: { vehicle: { vin: original.data.vehicle.vin } },
+            dealership: { id: original.dealership_id },
+          },
         },
       });
       // A counter-inspection checks the same car.
@@ -265,7 +307,9 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
     });
 
     it("resolves a lead's contact on the full and the compact report", async () => {
-      const dealership = server.dataset.dealerships.find((d) => d.organization_id === orgA && d.entity_id === server.dataset.entities[0]!.id)!;
+      const dealership = server.dataset.dealerships.find(
+        (d) => d.organization_id === orgA && d.entity_id === server.dataset.entities[0]!.id,
+      )!;
       const created = dataOf<{ createLead: { token: string } }>(
         await gql(
           'mutation($d: UUID!) { createLead(dealership: $d, name: "Ada Lovelace", email: "ada@example.com", phone: "+33639981234") { token } }',
@@ -286,7 +330,9 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
         );
         expect(listed.reports.items).toEqual([{ token, profile: null, contact: { id: full.report.contact_id, ...contact } }]);
         // Organization B sees neither the lead nor its contact.
-        expect(onlyError(await gql('query($t: UUID!) { report(report_id: $t) { token } }', { t: token }, keyB)).extensions.code).toBe('NOT_FOUND');
+        expect(onlyError(await gql('query($t: UUID!) { report(report_id: $t) { token } }', { t: token }, keyB)).extensions.code).toBe(
+          'NOT_FOUND',
+        );
       } finally {
         // Later tests compare with the seeded rows only.
         const { contact_id } = await server.db.prisma.report.delete({ where: { token }, select: { contact_id: true } });
@@ -301,7 +347,11 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
         reports(limit: 3, type: inspection) { total items { token dealership_id type } }
       } } }`);
       const { dealerships } = dataOf<{
-        dealerships: Page<{ id: string; users: Page<{ id: string; dealership_id: string }>; reports: Page<{ token: string; dealership_id: string; type: string }> }>;
+        dealerships: Page<{
+          id: string;
+          users: Page<{ id: string; dealership_id: string }>;
+          reports: Page<{ token: string; dealership_id: string; type: string }>;
+        }>;
       }>(response);
       expect(dealerships.items.length).toBeGreaterThan(1);
       for (const dealership of dealerships.items) {
@@ -322,7 +372,11 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
         reports(limit: 4, offset: 1) { total items { token profile { id } } }
       } } }`);
       const { users } = dataOf<{
-        users: Page<{ id: string; dealership: { id: string; organization_id: string } | null; reports: Page<{ token: string; profile: { id: string } }> }>;
+        users: Page<{
+          id: string;
+          dealership: { id: string; organization_id: string } | null;
+          reports: Page<{ token: string; profile: { id: string } }>;
+        }>;
       }>(response);
       const seeded = usersOf(server.dataset, (u) => u.organization_id === orgA);
       expect(users.items.map((u) => u.id)).toEqual(seeded.map((u) => u.id));
@@ -400,7 +454,7 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
       expect(own.reports.total).toBeGreaterThan(0);
     });
 
-    it("resolves nested relations pointing into another organization to null", async () => {
+    it('resolves nested relations pointing into another organization to null', async () => {
       // Inconsistent on purpose: a report of A whose relations name B's rows. Every loader must
       // still refuse to hand them out.
       const entityA = server.dataset.entities.find((e) => e.organization_id === orgA)!;
@@ -449,7 +503,9 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
         expect(onlyError(response)).toMatchObject({ message, path: [field], extensions: { code: 'NOT_FOUND' } });
         expect(response.body.data).toEqual({ [field]: null });
       }
-      const siblings = await gql('query($id: UUID!) { dealerships(limit: 1) { total } report(report_id: $id) { token } }', { id: randomUUID() });
+      const siblings = await gql('query($id: UUID!) { dealerships(limit: 1) { total } report(report_id: $id) { token } }', {
+        id: randomUUID(),
+      });
       expect(siblings.status).toBe(200);
       expect(onlyError(siblings).extensions.code).toBe('NOT_FOUND');
       expect(siblings.body.data).toEqual({ dealerships: { total: expect.any(Number) }, report: null });
@@ -509,7 +565,9 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
 
     it('enforces the depth limit with a clear message', async () => {
       // Fields nested 9 levels deep: the deepest allowed.
-      const atLimit = await gql('{ reports(limit: 2) { items { dealership { reports(limit: 2) { items { profile { reports(limit: 2) { items { token } } } } } } } } }');
+      const atLimit = await gql(
+        '{ reports(limit: 2) { items { dealership { reports(limit: 2) { items { profile { reports(limit: 2) { items { token } } } } } } } } }',
+      );
       expect(atLimit.body.errors).toBeUndefined();
       const tooDeep = await gql(
         'query TooDeep { reports(limit: 2) { items { dealership { reports(limit: 2) { items { profile { reports(limit: 2) { items { dealership { name } } } } } } } } } }',
@@ -523,7 +581,8 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
     });
 
     it('enforces the cost budget, limits given as variables included', async () => {
-      const query = 'query($outer: Int, $inner: Int) { reports(limit: $outer) { items { dealership { reports(limit: $inner) { items { token } } } } } }';
+      const query =
+        'query($outer: Int, $inner: Int) { reports(limit: $outer) { items { dealership { reports(limit: $inner) { items { token } } } } } }';
       const tooCostly = await gql(query, { outer: 1000, inner: 1000 });
       expect(tooCostly.status).toBe(400);
       const error = onlyError(tooCostly);

@@ -20,10 +20,10 @@ describe('schema.graphql', () => {
       // Additions are neither breaking nor dangerous: show the first line that differs as well.
       const [committedLines, builtLines] = [committed.split('\n'), built.split('\n')];
       const line = builtLines.findIndex((text, index) => text !== committedLines[index]);
-      changes.push(`  first difference at line ${line + 1}: committed ${JSON.stringify(committedLines[line])}, built ${JSON.stringify(builtLines[line])}`);
-      throw new Error(
-        `schema.graphql is out of date: run npm run schema:emit and commit the result.\n${changes.join('\n')}`,
+      changes.push(
+        `  first difference at line ${line + 1}: committed ${JSON.stringify(committedLines[line])}, built ${JSON.stringify(builtLines[line])}`,
       );
+      throw new Error(`schema.graphql is out of date: run npm run schema:emit and commit the result.\n${changes.join('\n')}`);
     }
     expect(committed).toBe(built);
   });

@@ -62,14 +62,25 @@ describe.each(['pglite', 'postgres'] as const)('create-lead (%s)', (kind) => {
     const state = report.state as { folder_created: { status: boolean; date: string } };
     expect(state.folder_created.status).toBe(true);
     expect(Math.abs(Date.parse(state.folder_created.date) - Date.now())).toBeLessThan(60_000);
-    expect(report.contact).toMatchObject({ organization_id: lead.organization.id, name: 'Jeanne Martin', email: 'jeanne@example.com', phone: '+33612345678' });
+    expect(report.contact).toMatchObject({
+      organization_id: lead.organization.id,
+      name: 'Jeanne Martin',
+      email: 'jeanne@example.com',
+      phone: '+33612345678',
+    });
 
     const outbox = await server.db.prisma.notificationOutbox.findMany({ where: { report_token: token }, orderBy: { channel: 'asc' } });
     expect(outbox.map((r) => [r.channel, r.recipient, r.status])).toEqual([
       ['email', 'jeanne@example.com', 'pending'],
       ['sms', '+33612345678', 'pending'],
     ]);
-    expect(outbox[0]!.payload).toMatchObject({ lang: 'fr', link: response.body.link, client_name: 'Jeanne Martin', dealership: lead.dealership.name, organization: lead.organization.name });
+    expect(outbox[0]!.payload).toMatchObject({
+      lang: 'fr',
+      link: response.body.link,
+      client_name: 'Jeanne Martin',
+      dealership: lead.dealership.name,
+      organization: lead.organization.name,
+    });
 
     // The report is visible to the key over REST, without the GraphQL-only notifications field.
     const fetched = await fetch(`${server.url}/public/reports/${token}`, { headers: { 'x-api-key': server.keys[0]! } });
@@ -92,13 +103,33 @@ describe.each(['pglite', 'postgres'] as const)('create-lead (%s)', (kind) => {
 
     it.each([
       ['bad dealership uuid', () => ({ dealership: 'nope' }), [{ loc: ['body', 'dealership'], type: 'uuid_parsing' }]],
-      ['sendEmail without email', () => ({ ...body(), sendEmail: true }), [{ loc: ['body', 'email'], type: 'missing', msg: 'Field required when sendEmail is true' }]],
-      ['sendPhone without phone', () => ({ ...body(), sendPhone: true }), [{ loc: ['body', 'phone'], type: 'missing', msg: 'Field required when sendPhone is true' }]],
-      ['bad e-mail', () => ({ ...body(), email: 'jeanne.example.com' }), [{ loc: ['body', 'email'], type: 'value_error', msg: 'value is not a valid email address: An email address must have an @-sign.' }]],
+      [
+        'sendEmail without email',
+        () => ({ ...body(), sendEmail: true }),
+        [{ loc: ['body', 'email'], type: 'missing', msg: 'Field required when sendEmail is true' }],
+      ],
+      [
+        'sendPhone without phone',
+        () => ({ ...body(), sendPhone: true }),
+        [{ loc: ['body', 'phone'], type: 'missing', msg: 'Field required when sendPhone is true' }],
+      ],
+      [
+        'bad e-mail',
+        () => ({ ...body(), email: 'jeanne.example.com' }),
+        [{ loc: ['body', 'email'], type: 'value_error', msg: 'value is not a valid email address: An email address must have an @-sign.' }],
+      ],
       ['impossible phone', () => ({ ...body(), phone: '12' }), [{ loc: ['body', 'phone'], type: 'value_error' }]],
       ['unknown lang', () => ({ ...body(), lang: 'xx' }), [{ loc: ['body', 'lang'], type: 'enum' }]],
-      ['custom_sms too long', () => ({ ...body(), custom_sms: 'x'.repeat(481) }), [{ loc: ['body', 'custom_sms'], type: 'string_too_long' }]],
-      ['unknown placeholder', () => ({ ...body(), custom_sms: 'Hi {firstname} {link}' }), [{ loc: ['body', 'custom_sms'], type: 'value_error' }]],
+      [
+        'custom_sms too long',
+        () => ({ ...body(), custom_sms: 'x'.repeat(481) }),
+        [{ loc: ['body', 'custom_sms'], type: 'string_too_long' }],
+      ],
+      [
+        'unknown placeholder',
+        () => ({ ...body(), custom_sms: 'Hi {firstname} {link}' }),
+        [{ loc: ['body', 'custom_sms'], type: 'value_error' }],
+      ],
       ['body not an object', () => [1, 2], [{ loc: ['body'], type: 'model_attributes_type' }]],
       ['wrong JSON type', () => ({ ...body(), sendEmail: 'maybe' }), [{ loc: ['body', 'sendEmail'], type: 'bool_parsing' }]],
     ])('422 for %s, nothing written', async (_case, makeBody, expected) => {
@@ -112,13 +143,20 @@ describe.each(['pglite', 'postgres'] as const)('create-lead (%s)', (kind) => {
     it('422 json_invalid at the position of malformed JSON', async () => {
       const response = await postLead(server, server.keys[0], '{"dealership": ');
       expect(response.status).toBe(422);
-      expect(response.body.detail).toEqual([expect.objectContaining({ type: 'json_invalid', loc: ['body', expect.any(Number)], msg: 'JSON decode error' })]);
+      expect(response.body.detail).toEqual([
+        expect.objectContaining({ type: 'json_invalid', loc: ['body', expect.any(Number)], msg: 'JSON decode error' }),
+      ]);
     });
 
     it('reports every failing field at once', async () => {
       const response = await postLead(server, server.keys[0], { ...body(), email: 'bad', sendPhone: true });
       expect(response.status).toBe(422);
-      expect((response.body.detail as { loc: string[] }[]).map((d) => d.loc)).toEqual(expect.arrayContaining([['body', 'email'], ['body', 'phone']]));
+      expect((response.body.detail as { loc: string[] }[]).map((d) => d.loc)).toEqual(
+        expect.arrayContaining([
+          ['body', 'email'],
+          ['body', 'phone'],
+        ]),
+      );
     });
 
     it.each([
@@ -151,7 +189,9 @@ describe.each(['pglite', 'postgres'] as const)('create-lead (%s)', (kind) => {
       await setQuota(server, lead.entityId, 10, 0);
       const before = await counts();
       const responses = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => postLead(server, server.keys[0], { dealership: lead.dealership.id, email: `c${i}@example.com`, sendEmail: true })),
+        Array.from({ length: 50 }, (_, i) =>
+          postLead(server, server.keys[0], { dealership: lead.dealership.id, email: `c${i}@example.com`, sendEmail: true }),
+        ),
       );
       const statuses = responses.map((r) => r.status);
       expect(statuses.filter((s) => s === 201)).toHaveLength(10);
@@ -162,7 +202,10 @@ describe.each(['pglite', 'postgres'] as const)('create-lead (%s)', (kind) => {
 
     it('a new period starts from zero', async () => {
       await setQuota(server, lead.entityId, 1, 1);
-      await server.db.prisma.entity.update({ where: { id: lead.entityId }, data: { quota_period_start: new Date(Date.now() - 40 * 86_400_000) } });
+      await server.db.prisma.entity.update({
+        where: { id: lead.entityId },
+        data: { quota_period_start: new Date(Date.now() - 40 * 86_400_000) },
+      });
       expect((await postLead(server, server.keys[0], { dealership: lead.dealership.id })).status).toBe(201);
       expect((await server.db.prisma.entity.findUniqueOrThrow({ where: { id: lead.entityId } })).remote_quota_used).toBe(1);
     });
@@ -175,7 +218,12 @@ describe.each(['pglite', 'postgres'] as const)('create-lead (%s)', (kind) => {
       const first = await postLead(server, server.keys[0], payload, { 'idempotency-key': key });
       expect(first.status).toBe(201);
       const before = await counts();
-      const again = await postLead(server, server.keys[0], { sendEmail: true, email: 'idem@example.com', dealership: lead.dealership.id }, { 'idempotency-key': key });
+      const again = await postLead(
+        server,
+        server.keys[0],
+        { sendEmail: true, email: 'idem@example.com', dealership: lead.dealership.id },
+        { 'idempotency-key': key },
+      );
       expect(again).toEqual(first);
       expect(await counts()).toEqual(before);
     });
@@ -184,7 +232,14 @@ describe.each(['pglite', 'postgres'] as const)('create-lead (%s)', (kind) => {
       const key = `idem-race-${kind}-${Date.now()}`;
       const before = await counts();
       const responses = await Promise.all(
-        Array.from({ length: 5 }, () => postLead(server, server.keys[0], { dealership: lead.dealership.id, phone: '+33612345678', sendPhone: true }, { 'idempotency-key': key })),
+        Array.from({ length: 5 }, () =>
+          postLead(
+            server,
+            server.keys[0],
+            { dealership: lead.dealership.id, phone: '+33612345678', sendPhone: true },
+            { 'idempotency-key': key },
+          ),
+        ),
       );
       expect(responses.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
       expect(new Set(responses.map((r) => r.body.token)).size).toBe(1);
@@ -193,7 +248,9 @@ describe.each(['pglite', 'postgres'] as const)('create-lead (%s)', (kind) => {
 
     it('same key, different body: 409', async () => {
       const key = `idem-conflict-${kind}-${Date.now()}`;
-      expect((await postLead(server, server.keys[0], { dealership: lead.dealership.id, name: 'A' }, { 'idempotency-key': key })).status).toBe(201);
+      expect(
+        (await postLead(server, server.keys[0], { dealership: lead.dealership.id, name: 'A' }, { 'idempotency-key': key })).status,
+      ).toBe(201);
       const before = await counts();
       const conflict = await postLead(server, server.keys[0], { dealership: lead.dealership.id, name: 'B' }, { 'idempotency-key': key });
       expect(conflict.status).toBe(409);
@@ -216,7 +273,23 @@ describe.each(['pglite', 'postgres'] as const)('create-lead (%s)', (kind) => {
 
       const read = await graphql<{ report: { token: string; notifications: Record<string, unknown>[] } }>(
         server,
-        `query($id: UUID!) { report(report_id: $id) { token notifications { id channel recipient status attempts last_error sent_at created_at } } }`,
+        `
+          query ($id: UUID!) {
+            report(report_id: $id) {
+              token
+              notifications {
+                id
+                channel
+                recipient
+                status
+                attempts
+                last_error
+                sent_at
+                created_at
+              }
+            }
+          }
+        `,
         { id: token },
         server.keys[0],
       );
@@ -230,7 +303,20 @@ describe.each(['pglite', 'postgres'] as const)('create-lead (%s)', (kind) => {
       );
       expect(notifications).toHaveLength(2);
       // Another organization does not see the report at all.
-      const other = await graphql(server, `query($id: UUID!) { report(report_id: $id) { notifications { id } } }`, { id: token }, server.keys[1]);
+      const other = await graphql(
+        server,
+        `
+          query ($id: UUID!) {
+            report(report_id: $id) {
+              notifications {
+                id
+              }
+            }
+          }
+        `,
+        { id: token },
+        server.keys[1],
+      );
       expect(other.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     });
 

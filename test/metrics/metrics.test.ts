@@ -67,7 +67,10 @@ describe.each(['pglite', 'postgres'] as const)('metrics (%s)', (kind) => {
 
   beforeAll(async () => {
     // One lead per key and minute: the second one is refused (the requests budget stays out of the way).
-    server = await startTestServer(kind, { reports: 10, config: { rateLimits: { requestsPerMinute: 1_000_000, leadsPerMinute: 1, anonymousPerMinute: 1_000_000 } } });
+    server = await startTestServer(kind, {
+      reports: 10,
+      config: { rateLimits: { requestsPerMinute: 1_000_000, leadsPerMinute: 1, anonymousPerMinute: 1_000_000 } },
+    });
   });
   afterAll(async () => {
     await Promise.all(extras.map((e) => e.close()));
@@ -97,7 +100,9 @@ describe.each(['pglite', 'postgres'] as const)('metrics (%s)', (kind) => {
     expect(count('GET', '/public/dealerships/', '200')).toBe(1);
     expect(count('POST', '/graphql', '200')).toBe(1);
     expect(count('GET', 'unmatched', '404')).toBe(1);
-    expect(valueOf(text, 'vr_http_request_duration_seconds_sum', { method: 'POST', route: '/graphql', status_code: '200' })).toBeGreaterThan(0);
+    expect(
+      valueOf(text, 'vr_http_request_duration_seconds_sum', { method: 'POST', route: '/graphql', status_code: '200' }),
+    ).toBeGreaterThan(0);
     // Two scrapes so far, neither counted.
     expect(samplesOf(text, 'vr_http_request_duration_seconds_count').map((s) => s.labels.route)).not.toContain('/metrics');
     expect(text).not.toContain(report.token);
@@ -132,7 +137,13 @@ describe.each(['pglite', 'postgres'] as const)('metrics (%s)', (kind) => {
     expect(valueOf(after, 'vr_notification_outbox_oldest_pending_age_seconds', { channel: 'email' })).toBeGreaterThanOrEqual(0);
     expect(valueOf(after, 'vr_rate_limit_rejections_total', { limit: 'leads', interface: 'rest' })).toBe(1);
     expect(valueOf(after, 'vr_rate_limit_rejections_total', { limit: 'leads', interface: 'graphql' })).toBe(1);
-    expect(valueOf(after, 'vr_http_request_duration_seconds_count', { method: 'POST', route: '/public/reports/create-lead', status_code: '429' })).toBe(1);
+    expect(
+      valueOf(after, 'vr_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/public/reports/create-lead',
+        status_code: '429',
+      }),
+    ).toBe(1);
     expect(after).not.toContain(email);
     expect(after).not.toContain(phone);
   });
@@ -176,7 +187,10 @@ describe.each(['pglite', 'postgres'] as const)('metrics fed by the database and 
     const organization = dataset.organizations[1]!;
     const dealership = dataset.dealerships.find((d) => d.organization_id === organization.id)!;
     dealershipId = dealership.id;
-    await db.prisma.entity.update({ where: { id: dealership.entity_id }, data: { remote_quota: 1_000, remote_quota_used: 0, quota_period_start: new Date(), quota_period_months: 1 } });
+    await db.prisma.entity.update({
+      where: { id: dealership.entity_id },
+      data: { remote_quota: 1_000, remote_quota_used: 0, quota_period_start: new Date(), quota_period_months: 1 },
+    });
     const config: AppConfig = {
       ...loadConfig({}),
       nodeEnv: 'test',
@@ -204,7 +218,21 @@ describe.each(['pglite', 'postgres'] as const)('metrics fed by the database and 
     expect(valueOf(text, 'vr_db_query_duration_seconds_sum', { operation: 'select' })).toBeGreaterThan(0);
     const operations = samplesOf(text, 'vr_db_query_duration_seconds_count').map((s) => s.labels.operation);
     expect(operations).toContain('insert'); // the seed
-    for (const operation of operations) expect(['select', 'insert', 'update', 'delete', 'with', 'begin', 'commit', 'rollback', 'savepoint', 'release', 'set', 'other']).toContain(operation);
+    for (const operation of operations)
+      expect([
+        'select',
+        'insert',
+        'update',
+        'delete',
+        'with',
+        'begin',
+        'commit',
+        'rollback',
+        'savepoint',
+        'release',
+        'set',
+        'other',
+      ]).toContain(operation);
     expect(valueOf(text, 'vr_rate_limit_rejections_total', { limit: 'requests', interface: 'rest' })).toBe(1);
     expect(valueOf(text, 'vr_rate_limit_rejections_total', { limit: 'requests', interface: 'graphql' })).toBeUndefined();
   });
@@ -213,7 +241,14 @@ describe.each(['pglite', 'postgres'] as const)('metrics fed by the database and 
     const created = await fetch(`${served.url}/public/reports/create-lead`, {
       method: 'POST',
       headers: { 'x-api-key': keys[1]!, 'content-type': 'application/json' },
-      body: JSON.stringify({ dealership: dealershipId, name: 'Metrics Client', email: 'metrics.client@example.com', phone: '+33612345678', sendEmail: true, sendPhone: true }),
+      body: JSON.stringify({
+        dealership: dealershipId,
+        name: 'Metrics Client',
+        email: 'metrics.client@example.com',
+        phone: '+33612345678',
+        sendEmail: true,
+        sendPhone: true,
+      }),
     });
     expect(created.status).toBe(201);
     const senders: ChannelSenders = {

@@ -50,7 +50,12 @@ describe.each(['pglite', 'postgres'] as const)('outbox dispatcher (%s)', (kind) 
     await setQuota(server, entityId, 1_000);
     const tokens: string[] = [];
     for (let i = 0; i < count; i++) {
-      const created = await postLead(server, server.keys[0], { dealership: dealership.id, name: `Client ${i}`, phone: `+336123456${String(i).padStart(2, '0')}`, sendPhone: true });
+      const created = await postLead(server, server.keys[0], {
+        dealership: dealership.id,
+        name: `Client ${i}`,
+        phone: `+336123456${String(i).padStart(2, '0')}`,
+        sendPhone: true,
+      });
       expect(created.status).toBe(201);
       tokens.push(created.body.token as string);
     }

@@ -15,7 +15,12 @@ describe.each(['pglite', 'postgres'] as const)('e-mail notifications (%s)', (kin
     smtp = await startSmtpServer();
     server = await startTestServer(kind, {
       reports: 20,
-      config: { smtpUrl: smtp.url, mailFrom: 'Vehicle Report <leads@vehicle-report.test>', appBaseUrl: 'https://app.example.test', dispatcher: FAST_DISPATCHER },
+      config: {
+        smtpUrl: smtp.url,
+        mailFrom: 'Vehicle Report <leads@vehicle-report.test>',
+        appBaseUrl: 'https://app.example.test',
+        dispatcher: FAST_DISPATCHER,
+      },
     });
   });
   afterAll(async () => {
@@ -25,9 +30,24 @@ describe.each(['pglite', 'postgres'] as const)('e-mail notifications (%s)', (kin
   });
 
   it.each([
-    { lang: 'en', subject: (d: string) => `${d}: your vehicle report`, greeting: 'Hello Jane Doe,', invitation: 'invites you to complete your vehicle report online.' },
-    { lang: 'it', subject: (d: string) => `${d}: il rapporto del suo veicolo`, greeting: 'Buongiorno Jane Doe,', invitation: 'la invita a completare online il rapporto del suo veicolo.' },
-    { lang: 'de', subject: (d: string) => `${d}: Ihr Fahrzeugbericht`, greeting: 'Hallo Jane Doe,', invitation: 'lädt Sie ein, den Bericht zu Ihrem Fahrzeug online auszufüllen.' },
+    {
+      lang: 'en',
+      subject: (d: string) => `${d}: your vehicle report`,
+      greeting: 'Hello Jane Doe,',
+      invitation: 'invites you to complete your vehicle report online.',
+    },
+    {
+      lang: 'it',
+      subject: (d: string) => `${d}: il rapporto del suo veicolo`,
+      greeting: 'Buongiorno Jane Doe,',
+      invitation: 'la invita a completare online il rapporto del suo veicolo.',
+    },
+    {
+      lang: 'de',
+      subject: (d: string) => `${d}: Ihr Fahrzeugbericht`,
+      greeting: 'Hallo Jane Doe,',
+      invitation: 'lädt Sie ein, den Bericht zu Ihrem Fahrzeug online auszufüllen.',
+    },
   ])('delivers the $lang e-mail with the report link', async ({ lang, subject, greeting, invitation }) => {
     const { dealership, entityId } = dealershipOf(server, 0);
     await setQuota(server, entityId, 100);

@@ -22,7 +22,12 @@ describe.each(['pglite', 'postgres'] as const)('SMS notifications (%s)', (kind) 
       email: outboxFileSender('email', { dataDir: '/nonexistent-never-used', logger: quietLogger }),
       sms: httpSmsSender({ url: provider.url, token: 'test-token' }),
     };
-    const dispatcher = new OutboxDispatcher(server.db.prisma, senders, { ...FAST_DISPATCHER, backoffBaseMs: 100, backoffMaxMs: 400 }, quietLogger);
+    const dispatcher = new OutboxDispatcher(
+      server.db.prisma,
+      senders,
+      { ...FAST_DISPATCHER, backoffBaseMs: 100, backoffMaxMs: 400 },
+      quietLogger,
+    );
     const { organization, dealership, entityId } = dealershipOf(server, 0);
     await setQuota(server, entityId, 100);
     try {
@@ -40,13 +45,10 @@ describe.each(['pglite', 'postgres'] as const)('SMS notifications (%s)', (kind) 
       expect(row).toMatchObject({ channel: 'sms', recipient: '+33612345678', status: 'pending', attempts: 0 });
 
       dispatcher.start();
-      const sent = await waitFor(
-        async () => {
-          const current = await server.db.prisma.notificationOutbox.findUniqueOrThrow({ where: { id: row.id } });
-          return current.status === 'sent' ? current : null;
-        },
-        'the SMS to be sent',
-      );
+      const sent = await waitFor(async () => {
+        const current = await server.db.prisma.notificationOutbox.findUniqueOrThrow({ where: { id: row.id } });
+        return current.status === 'sent' ? current : null;
+      }, 'the SMS to be sent');
       await dispatcher.stop();
 
       expect(provider.requests.map((r) => r.answeredStatus)).toEqual([500, 500, 202]);
@@ -54,14 +56,23 @@ describe.each(['pglite', 'postgres'] as const)('SMS notifications (%s)', (kind) 
       expect(last.headers.authorization).toBe('Bearer test-token');
       expect(last.headers['idempotency-key']).toBe(row.id);
       const text = `Bonjour Jeanne Martin, ${dealership.name} (${organization.name}) vous envoie le dossier Clio 2019 : ${created.body.link as string} Merci`;
-      expect(last.body).toEqual({ to: '+33612345678', text, reference: row.id, segments: expect.any(Number), encoding: expect.any(String) });
+      expect(last.body).toEqual({
+        to: '+33612345678',
+        text,
+        reference: row.id,
+        segments: expect.any(Number),
+        encoding: expect.any(String),
+      });
       // Every call carried the same reference: a provider that deduplicates sends one SMS.
       expect(new Set(provider.requests.map((r) => r.body.reference))).toEqual(new Set([row.id]));
 
       expect(sent.attempts).toBe(3);
       expect(sent.last_error).toBeNull();
       expect(sent.sent_at).toBeInstanceOf(Date);
-      const attempts = await server.db.prisma.notificationAttempt.findMany({ where: { outbox_id: row.id }, orderBy: { attempted_at: 'asc' } });
+      const attempts = await server.db.prisma.notificationAttempt.findMany({
+        where: { outbox_id: row.id },
+        orderBy: { attempted_at: 'asc' },
+      });
       expect(attempts.map((a) => a.succeeded)).toEqual([false, false, true]);
       expect(attempts[0]!.error).toMatch(/SMS provider answered 500/);
       // Backoff: the attempts are spread out by at least half of the base delay each time.
@@ -78,21 +89,32 @@ describe.each(['pglite', 'postgres'] as const)('SMS notifications (%s)', (kind) 
     const provider = await startFakeSmsProvider();
     const dispatcher = new OutboxDispatcher(
       server.db.prisma,
-      { email: outboxFileSender('email', { dataDir: '/nonexistent-never-used', logger: quietLogger }), sms: httpSmsSender({ url: provider.url }) },
+      {
+        email: outboxFileSender('email', { dataDir: '/nonexistent-never-used', logger: quietLogger }),
+        sms: httpSmsSender({ url: provider.url }),
+      },
       FAST_DISPATCHER,
       quietLogger,
     );
     const { dealership, entityId } = dealershipOf(server, 0);
     await setQuota(server, entityId, 100);
     try {
-      const created = await postLead(server, server.keys[0], { dealership: dealership.id, name: 'Hans', phone: '0151 23456789', lang: 'de', sendPhone: true });
+      const created = await postLead(server, server.keys[0], {
+        dealership: dealership.id,
+        name: 'Hans',
+        phone: '0151 23456789',
+        lang: 'de',
+        sendPhone: true,
+      });
       expect(created.status).toBe(201);
       dispatcher.start();
       await waitFor(async () => provider.requests.length === 1, 'the SMS call');
       await dispatcher.stop();
       const body = provider.requests[0]!.body as { to: string; text: string; segments: number; encoding: string };
       expect(body.to).toBe('+4915123456789');
-      expect(body.text).toBe(`Hallo Hans, ${dealership.name} lädt Sie ein, Ihren Fahrzeugbericht auszufüllen: ${created.body.link as string}`);
+      expect(body.text).toBe(
+        `Hallo Hans, ${dealership.name} lädt Sie ein, Ihren Fahrzeugbericht auszufüllen: ${created.body.link as string}`,
+      );
       // "ä" and "ü" are in the GSM-7 alphabet; the text is longer than one part.
       expect(body.encoding).toBe('GSM-7');
       expect(body.segments).toBe(body.text.length <= 160 ? 1 : Math.ceil(body.text.length / 153));

@@ -51,8 +51,19 @@ export async function startFakeSmsProvider(statusFor: (call: number) => number =
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const status = statusFor(requests.length + 1);
-      requests.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, answeredStatus: status });
-      setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status < 300 ? { id: `msg-${requests.length}` } : { error: 'provider down' })), delayMs);
+      requests.push({
+        url: req.url ?? '',
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+        answeredStatus: status,
+      });
+      setTimeout(
+        () =>
+          res
+            .writeHead(status, { 'content-type': 'application/json' })
+            .end(JSON.stringify(status < 300 ? { id: `msg-${requests.length}` } : { error: 'provider down' })),
+        delayMs,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -102,9 +113,7 @@ export async function startSmtpServer() {
 
 function decodeWords(value: string): string {
   return value.replace(/\s*=\?([^?]+)\?([QqBb])\?([^?]*)\?=\s*/g, (_, _charset: string, encoding: string, text: string) =>
-    encoding.toUpperCase() === 'B'
-      ? Buffer.from(text, 'base64').toString('utf8')
-      : decodeQuotedPrintable(text.replace(/_/g, ' ')),
+    encoding.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : decodeQuotedPrintable(text.replace(/_/g, ' ')),
   );
 }
 

@@ -45,7 +45,6 @@ describe('rate limits over REST and GraphQL', () => {
     const otherKey = await fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': server.keys[1]! } });
     expect(otherKey.status).toBe(200);
   });
-
 });
 
 describe('the lead creation limit', () => {

@@ -102,7 +102,11 @@ async function selectsOn(url: string, table: string): Promise<number> {
 }
 
 async function statementsLike(url: string, pattern: string): Promise<number> {
-  const [row] = await cluster!.query<{ calls: number }>(url, 'SELECT COALESCE(sum(calls), 0)::int AS calls FROM pg_stat_statements WHERE query ~* $1', [pattern]);
+  const [row] = await cluster!.query<{ calls: number }>(
+    url,
+    'SELECT COALESCE(sum(calls), 0)::int AS calls FROM pg_stat_statements WHERE query ~* $1',
+    [pattern],
+  );
   return row!.calls;
 }
 
@@ -185,7 +189,10 @@ describe('read replicas and PgBouncer (primary + pg_basebackup standby + PgBounc
     expect(await statementsLike(cluster!.primaryUrl, 'api_keys')).toBeGreaterThanOrEqual(50);
     expect(await statementsLike(cluster!.standbyUrl, 'api_keys')).toBe(0);
     // The standby's backends are the app's replica pool.
-    const backends = await cluster!.query<{ application_name: string }>(cluster!.standbyUrl, "SELECT DISTINCT application_name FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname = 'vehicle_report'");
+    const backends = await cluster!.query<{ application_name: string }>(
+      cluster!.standbyUrl,
+      "SELECT DISTINCT application_name FROM pg_stat_activity WHERE backend_type = 'client backend' AND datname = 'vehicle_report'",
+    );
     expect(backends.map((b) => b.application_name)).toContain('vr-api-replica');
     const routing = app.db.readRouting();
     expect(routing.primary).toBe(0);
@@ -201,7 +208,11 @@ describe('read replicas and PgBouncer (primary + pg_basebackup standby + PgBounc
     // PgBouncer: statement_timeout comes from its connect_query; migrations' sessions go directly to PostgreSQL.
     const [{ statement_timeout }] = await app.db.prisma.$queryRaw<{ statement_timeout: string }[]>`SHOW statement_timeout`;
     expect(statement_timeout).toBe(`${PGBOUNCER_STATEMENT_TIMEOUT_MS / 1000}s`);
-    const session = await app.db.withSession((s) => s.query<{ application_name: string; locked: boolean }>("SELECT current_setting('application_name') AS application_name, pg_try_advisory_lock(72707369) AS locked"));
+    const session = await app.db.withSession((s) =>
+      s.query<{ application_name: string; locked: boolean }>(
+        "SELECT current_setting('application_name') AS application_name, pg_try_advisory_lock(72707369) AS locked",
+      ),
+    );
     expect(session).toEqual([{ application_name: 'vr-api-session', locked: true }]);
     expect((await app.db.withSession((s) => applyMigrations(s))).applied).toEqual([]);
 

@@ -86,7 +86,9 @@ describe.each(['pglite', 'postgres'] as const)('report filters by example (%s)',
       expect(tokensOf(exact)).toContain(r.row.token);
       expect(exact.items.every((item) => item.created_at === r.row.created_at.toISOString())).toBe(true);
 
-      expect(tokensOf(await listReports({ created_at__gte: plusMs(r.row.created_at, 1), created_at__lte: plusMs(r.row.created_at, 1) }))).not.toContain(r.row.token);
+      expect(
+        tokensOf(await listReports({ created_at__gte: plusMs(r.row.created_at, 1), created_at__lte: plusMs(r.row.created_at, 1) })),
+      ).not.toContain(r.row.token);
       expect(tokensOf(await listReports({ created_at__lte: plusMs(r.row.created_at, -1), limit: 1000 }))).not.toContain(r.row.token);
     });
 
@@ -110,7 +112,9 @@ describe.each(['pglite', 'postgres'] as const)('report filters by example (%s)',
       const midnight = new Date(`${day}T00:00:00Z`);
       const next = new Date(midnight.getTime() + 86_400_000 - 1);
       const body = await listReports({ created_at__gte: day, created_at__lte: next, limit: 1000 });
-      expect(tokensOf(body)).toEqual(expectedReports(facts, orgId, { created_at__gte: midnight, created_at__lte: next }, { limit: 1000 }).tokens);
+      expect(tokensOf(body)).toEqual(
+        expectedReports(facts, orgId, { created_at__gte: midnight, created_at__lte: next }, { limit: 1000 }).tokens,
+      );
       expect(tokensOf(body)).toContain(r.row.token);
       // no offset means UTC
       const local = await listReports({ created_at__gte: `${day}T00:00:00`, created_at__lte: next, limit: 1000 });
@@ -284,7 +288,10 @@ describe.each(['pglite', 'postgres'] as const)('report filters by example (%s)',
     it('data__contains an element of an array', async () => {
       const r = someReport((x) => x.row.data.vehicle.damages.length > 0);
       const damage = r.row.data.vehicle.damages[0]!;
-      const body = await expectAsSpecified({ data__contains: { vehicle: { damages: [{ zone: damage.zone, type: damage.type }] } } }, { limit: 1000 });
+      const body = await expectAsSpecified(
+        { data__contains: { vehicle: { damages: [{ zone: damage.zone, type: damage.type }] } } },
+        { limit: 1000 },
+      );
       expect(tokensOf(body)).toContain(r.row.token);
     });
 
@@ -298,12 +305,19 @@ describe.each(['pglite', 'postgres'] as const)('report filters by example (%s)',
   });
 
   describe('order_by and paging', () => {
-    it.each(['-created_at', 'created_at', 'brand,-created_at', '-vin', 'license_number', 'dealership_name,-updated_at', 'type,brand', '-token', 'updated_at,token'])(
-      'order_by=%s',
-      async (order_by) => {
-        await expectAsSpecified({}, { order_by, limit: 1000 });
-      },
-    );
+    it.each([
+      '-created_at',
+      'created_at',
+      'brand,-created_at',
+      '-vin',
+      'license_number',
+      'dealership_name,-updated_at',
+      'type,brand',
+      '-token',
+      'updated_at,token',
+    ])('order_by=%s', async (order_by) => {
+      await expectAsSpecified({}, { order_by, limit: 1000 });
+    });
 
     it('walking every page with limit 7 yields every match exactly once, in order', async () => {
       for (const order_by of ['brand', '-dealership_name', 'type']) {
@@ -370,7 +384,9 @@ describe.each(['pglite', 'postgres'] as const)('report filters by example (%s)',
       expect(idsOf(body)).toEqual(expectedUsers(server.dataset.users, orgId, { entity_id: entity.id }).ids);
       expect(body.total).toBeGreaterThan(0);
       expect((await listUsers({ organization_id: otherOrgId })).total).toBe(0);
-      expect((await listUsers({ organization_id: orgId })).total).toBe(server.dataset.users.filter((u) => u.organization_id === orgId).length);
+      expect((await listUsers({ organization_id: orgId })).total).toBe(
+        server.dataset.users.filter((u) => u.organization_id === orgId).length,
+      );
     });
 
     it.each(['name', '-name', 'email,-created_at', 'last_activity', '-last_activity', 'created_at'])('order_by=%s', async (order_by) => {

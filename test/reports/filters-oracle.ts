@@ -255,12 +255,7 @@ function page<T>(sorted: T[], p: PageInput): T[] {
   return sorted.slice(offset, offset + (p.limit ?? 100));
 }
 
-export function expectedReports(
-  facts: ReportFacts[],
-  organizationId: string,
-  filters: ReportFilterInput,
-  p: PageInput = {},
-): ExpectedPage {
+export function expectedReports(facts: ReportFacts[], organizationId: string, filters: ReportFilterInput, p: PageInput = {}): ExpectedPage {
   const matching = facts.filter((r) => reportMatches(r, organizationId, filters));
   const sorted = sortBy(matching, parseOrder(p.order_by, NEWEST_FIRST), reportSortValue, 'token');
   return { tokens: page(sorted, p).map((r) => r.row.token), total: matching.length };

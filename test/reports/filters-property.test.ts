@@ -65,20 +65,17 @@ const identifier = (pick: (r: ReportFacts) => string | null): fc.Arbitrary<strin
     { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 8 }) },
   );
 
-const caseVariant = (value: string): fc.Arbitrary<string> =>
-  fc.constantFrom(value, value.toLowerCase(), value.toUpperCase());
+const caseVariant = (value: string): fc.Arbitrary<string> => fc.constantFrom(value, value.toLowerCase(), value.toUpperCase());
 
 /** A piece of a real text in some case, sometimes a text found nowhere. */
 const substringOf = (texts: string[]): fc.Arbitrary<string> =>
   fc.oneof(
     {
       weight: 5,
-      arbitrary: fc
-        .tuple(fc.constantFrom(...texts), fc.nat(), fc.integer({ min: 1, max: 12 }))
-        .chain(([text, start, length]) => {
-          const from = start % text.length;
-          return caseVariant(text.slice(from, from + length));
-        }),
+      arbitrary: fc.tuple(fc.constantFrom(...texts), fc.nat(), fc.integer({ min: 1, max: 12 })).chain(([text, start, length]) => {
+        const from = start % text.length;
+        return caseVariant(text.slice(from, from + length));
+      }),
     },
     { weight: 1, arbitrary: fc.constantFrom('zzq', '%', '_', 'a_b', 'mistral%', '\\') },
   );
@@ -95,10 +92,13 @@ const searchedFields = (r: ReportFacts): string[] =>
 /** 1 to 3 terms, each a piece of a field of some report (terms of one report often share a match). */
 const searchText: fc.Arbitrary<string> = aReport.chain((r) =>
   fc
-    .array(fc.oneof({ weight: 6, arbitrary: substringOf(searchedFields(r)) }, { weight: 1, arbitrary: substringOf(searchedFields(facts[0]!)) }), {
-      minLength: 1,
-      maxLength: 3,
-    })
+    .array(
+      fc.oneof({ weight: 6, arbitrary: substringOf(searchedFields(r)) }, { weight: 1, arbitrary: substringOf(searchedFields(facts[0]!)) }),
+      {
+        minLength: 1,
+        maxLength: 3,
+      },
+    )
     .map((terms) => terms.join(' ')),
 );
 
@@ -122,9 +122,7 @@ const dataFragment: fc.Arbitrary<unknown> = aReport.chain((r) => {
 
 const stateFragment: fc.Arbitrary<unknown> = fc
   .tuple(fc.constantFrom(...STATE_KEYS), fc.boolean(), fc.boolean())
-  .map(([key, status, withOther]) =>
-    withOther ? { [key]: { status }, folder_created: { status: true } } : { [key]: { status } },
-  );
+  .map(([key, status, withOther]) => (withOther ? { [key]: { status }, folder_created: { status: true } } : { [key]: { status } }));
 
 /** One arbitrary per report filter; each value hits data more often than not. */
 const FILTER_VALUES: Record<keyof ReportFilterInput, fc.Arbitrary<unknown>> = {
@@ -142,8 +140,14 @@ const FILTER_VALUES: Record<keyof ReportFilterInput, fc.Arbitrary<unknown>> = {
   token: aReport.map((r) => r.row.token),
   vin: identifier((r) => r.vin),
   license_number: identifier((r) => r.license_number),
-  brand: fc.oneof(aReport.chain((r) => caseVariant(r.brand ?? 'none')), aReport.map((r) => (r.brand ?? 'none').slice(0, 3))),
-  version: fc.oneof(aReport.map((r) => r.version ?? ''), fc.constant('5.2')),
+  brand: fc.oneof(
+    aReport.chain((r) => caseVariant(r.brand ?? 'none')),
+    aReport.map((r) => (r.brand ?? 'none').slice(0, 3)),
+  ),
+  version: fc.oneof(
+    aReport.map((r) => r.version ?? ''),
+    fc.constant('5.2'),
+  ),
   organization_name: substringOf(organizationNames),
   dealership_name: substringOf(dealershipNames),
   entity_name: substringOf(entityNames),
@@ -158,7 +162,9 @@ const FILTER_VALUES: Record<keyof ReportFilterInput, fc.Arbitrary<unknown>> = {
 /** Up to three filters at once: more than that and nearly every combination is empty. */
 const reportFilters: fc.Arbitrary<ReportFilterInput> = fc
   .uniqueArray(fc.constantFrom(...(Object.keys(FILTER_VALUES) as (keyof ReportFilterInput)[])), { maxLength: 3 })
-  .chain((names) => fc.record(Object.fromEntries(names.map((name) => [name, FILTER_VALUES[name]])) as Record<string, fc.Arbitrary<unknown>>))
+  .chain((names) =>
+    fc.record(Object.fromEntries(names.map((name) => [name, FILTER_VALUES[name]])) as Record<string, fc.Arbitrary<unknown>>),
+  )
   .map((record) => record as ReportFilterInput);
 
 const orderBy = (fields: readonly string[]): fc.Arbitrary<string | undefined> =>
@@ -203,7 +209,7 @@ describe.each(['pglite', 'postgres'] as const)('report filters against the spec 
     await server?.close();
   });
 
-  it('random filters, orderings and pages give the oracle\'s items and total', async () => {
+  it("random filters, orderings and pages give the oracle's items and total", async () => {
     let nonEmpty = 0;
     await fc.assert(
       fc.asyncProperty(fc.nat(dataset.organizations.length - 1), reportFilters, pageOf(REPORT_ORDER_FIELDS), async (org, filters, page) => {
@@ -220,7 +226,7 @@ describe.each(['pglite', 'postgres'] as const)('report filters against the spec 
     expect(nonEmpty).toBeGreaterThan(RUNS / 3);
   });
 
-  it('random user filters and orderings give the oracle\'s items and total', async () => {
+  it("random user filters and orderings give the oracle's items and total", async () => {
     await fc.assert(
       fc.asyncProperty(fc.nat(dataset.organizations.length - 1), userFilters, pageOf(USER_ORDER_FIELDS), async (org, filters, page) => {
         const { status, body } = await getJson<PageBody<{ id: string }>>(

@@ -20,7 +20,9 @@ describe.each(['pglite', 'postgres'] as const)('exact totals from report_counts 
   async function expectTotalsExact(): Promise<void> {
     for (const [index, organizationId] of organizations().entries()) {
       for (const valid of [true, false]) {
-        const response = await fetch(`${server.url}/public/reports/?limit=0&valid=${valid}`, { headers: { 'x-api-key': server.keys[index]! } });
+        const response = await fetch(`${server.url}/public/reports/?limit=0&valid=${valid}`, {
+          headers: { 'x-api-key': server.keys[index]! },
+        });
         const { total } = (await response.json()) as { total: number };
         const counted = await server.db.prisma.report.count({ where: { organization_id: organizationId, valid } });
         expect({ organizationId, valid, total }).toEqual({ organizationId, valid, total: counted });
@@ -57,7 +59,12 @@ describe.each(['pglite', 'postgres'] as const)('exact totals from report_counts 
       where: { organization_id: orgA },
       select: { organization_id: true, entity_id: true, dealership_id: true, type: true, valid: true, data: true, state: true },
     });
-    const copies = Array.from({ length: 7 }, () => ({ ...template, token: randomUUID(), data: template.data as object, state: template.state as object }));
+    const copies = Array.from({ length: 7 }, () => ({
+      ...template,
+      token: randomUUID(),
+      data: template.data as object,
+      state: template.state as object,
+    }));
     await prisma.report.createMany({ data: copies });
     await expectTotalsExact();
 

@@ -1,19 +1,7 @@
 import 'reflect-metadata';
-import {
-  graphql,
-  getNamedType,
-  isObjectType,
-  type GraphQLNamedType,
-  type GraphQLObjectType,
-  type GraphQLSchema,
-} from 'graphql';
+import { graphql, getNamedType, isObjectType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { buildSchema, Ctx, Query, Resolver } from 'type-graphql';
-import {
-  REPORT_STATE_KEYS,
-  RealCosts,
-  ReportData,
-  ReportState,
-} from '../../src/features/reports/report-document.types';
+import { REPORT_STATE_KEYS, RealCosts, ReportData, ReportState } from '../../src/features/reports/report-document.types';
 
 interface SampleContext {
   doc: unknown;
@@ -78,9 +66,7 @@ const SPEC_REPORT_DATA_LEAF_PATHS = [
   'vehicle.history.ownershipHistory',
   'vehicle.history.technicalInspections',
   'vehicle.history.firstRegistrationDate',
-  ...['found', 'searched', 'number', 'country', 'date', 'state', 'picture', 'providers'].map(
-    (field) => `vehicle.license.${field}`,
-  ),
+  ...['found', 'searched', 'number', 'country', 'date', 'state', 'picture', 'providers'].map((field) => `vehicle.license.${field}`),
   ...[
     'done',
     'gear',
@@ -186,9 +172,7 @@ const SPEC_REPORT_DATA_LEAF_PATHS = [
   ].map((field) => `metadata.${field}`),
   ...['key', 'category', 'required', 'done'].map((field) => `metadata.marketing.photos_order.${field}`),
   ...['plate', 'background', 'banner_bottom'].flatMap((asset) =>
-    ['id', 'link', 'name', 'active', 'brands', 'offlineUrl', 'type', 'guarantee'].map(
-      (field) => `metadata.marketing.${asset}.${field}`,
-    ),
+    ['id', 'link', 'name', 'active', 'brands', 'offlineUrl', 'type', 'guarantee'].map((field) => `metadata.marketing.${asset}.${field}`),
   ),
   'metadata.marketing.hotspot',
   'metadata.marketing.banner_top',
@@ -209,14 +193,10 @@ const SPEC_REPORT_DATA_LEAF_PATHS = [
     'repriseDate',
     'businessName',
   ].map((field) => `metadata.individual.${field}`),
-  ...['id', 'type', 'answer', 'options', 'question', 'required'].map(
-    (field) => `metadata.custom_questions.${field}`,
-  ),
+  ...['id', 'type', 'answer', 'options', 'question', 'required'].map((field) => `metadata.custom_questions.${field}`),
   // data.valuations and data.visualization
   'valuations',
-  ...['audios', 'videos', 'damages', 'three_d', 'documents', 'marketing'].map(
-    (field) => `visualization.${field}`,
-  ),
+  ...['audios', 'videos', 'damages', 'three_d', 'documents', 'marketing'].map((field) => `visualization.${field}`),
 ];
 
 const SPEC_STATE_KEYS = [
@@ -627,9 +607,6 @@ describe('report document GraphQL types', () => {
     expect(Object.keys(objectTypeNamed(schema, 'StateEntry').getFields()).sort()).toEqual(
       ['date', 'description', 'name', 'order', 'status'].sort(),
     );
-    expect(Object.keys(objectTypeNamed(schema, 'RealCosts').getFields()).sort()).toEqual([
-      'repairCosts',
-      'salesPrice',
-    ]);
+    expect(Object.keys(objectTypeNamed(schema, 'RealCosts').getFields()).sort()).toEqual(['repairCosts', 'salesPrice']);
   });
 });

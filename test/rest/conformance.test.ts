@@ -81,7 +81,8 @@ const DEALERSHIP_KEYS = [
   'brands',
   'user_count',
 ];
-const REPORT_TYPES = "'inspection', 'counter_inspection', 'after_sale', 'marketing', 'rental', 'insurance', 'remote', 'extra_plate', 'extra_vin' or 'extra_scoring'";
+const REPORT_TYPES =
+  "'inspection', 'counter_inspection', 'after_sale', 'marketing', 'rental', 'insurance', 'remote', 'extra_plate', 'extra_vin' or 'extra_scoring'";
 const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';
 
 const sorted = (values: Iterable<string>) => [...values].sort();
@@ -146,12 +147,16 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
 
   /** The valid reports of an organization as the database has them, in the documented default order. */
   async function reportsInDefaultOrder(organizationId: string, valid = true): Promise<{ token: string; created_at: Date }[]> {
-    const rows = await server.db.prisma.report.findMany({ where: { organization_id: organizationId, valid }, select: { token: true, created_at: true } });
+    const rows = await server.db.prisma.report.findMany({
+      where: { organization_id: organizationId, valid },
+      select: { token: true, created_at: true },
+    });
     return rows.sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
   }
 
   const reportsOf = (organizationId: string): ReportRow[] => server.dataset.reports.filter((r) => r.organization_id === organizationId);
-  const dealershipsOf = (organizationId: string): DealershipRow[] => server.dataset.dealerships.filter((d) => d.organization_id === organizationId);
+  const dealershipsOf = (organizationId: string): DealershipRow[] =>
+    server.dataset.dealerships.filter((d) => d.organization_id === organizationId);
 
   function expectCompactReport(item: Json): void {
     expect(keysOf(item)).toEqual(sorted(REPORT_COMPACT_KEYS));
@@ -187,7 +192,11 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
 
     it('lists valid reports only by default, newest first with the token as tiebreak, in stable pages', async () => {
       const expected = await reportsInDefaultOrder(orgA);
-      const invalid = new Set(reportsOf(orgA).filter((r) => !r.valid).map((r) => r.token));
+      const invalid = new Set(
+        reportsOf(orgA)
+          .filter((r) => !r.valid)
+          .map((r) => r.token),
+      );
       expect(invalid.size).toBeGreaterThan(0);
       const listed = (await listAll('/public/reports/')).map((item) => item.token);
       expect(listed).toEqual(expected.map((r) => r.token));
@@ -208,7 +217,10 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
       ];
       // Three reports at one instant: their order can only come from the tiebreak.
       const instant = new Date('2020-02-29T12:34:56.789Z');
-      await server.db.prisma.report.updateMany({ where: { token: { in: [first.token, second.token, third.token] } }, data: { created_at: instant } });
+      await server.db.prisma.report.updateMany({
+        where: { token: { in: [first.token, second.token, third.token] } },
+        data: { created_at: instant },
+      });
       try {
         const iso = encodeURIComponent(instant.toISOString());
         const { status, body } = await get(`/public/reports/?created_at__gte=${iso}&created_at__lte=${iso}`);
@@ -257,13 +269,22 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
 
       // enum
       const byType = await total('type=remote&limit=1000');
-      const remote = await server.db.prisma.report.findMany({ where: { organization_id: orgA, valid: true, type: 'remote' }, select: { token: true } });
+      const remote = await server.db.prisma.report.findMany({
+        where: { organization_id: orgA, valid: true, type: 'remote' },
+        select: { token: true },
+      });
       expect(remote.length).toBeGreaterThan(0);
       expect(sorted(byType.items.map((i: Json) => i.token))).toEqual(sorted(remote.map((r) => r.token)));
 
       // boolean: valid=false lists the invalid ones only
       const invalid = await total('valid=false');
-      expect(sorted(invalid.items.map((i: Json) => i.token))).toEqual(sorted(reportsOf(orgA).filter((r) => !r.valid).map((r) => r.token)));
+      expect(sorted(invalid.items.map((i: Json) => i.token))).toEqual(
+        sorted(
+          reportsOf(orgA)
+            .filter((r) => !r.valid)
+            .map((r) => r.token),
+        ),
+      );
 
       // JSON containment, and its negation
       const byData = await total(`data__contains=${encodeURIComponent(JSON.stringify({ vehicle: { vin: target.data.vehicle.vin } }))}`);
@@ -446,12 +467,15 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
       expect((await get(`/public/users/${otherUser}`, keyB)).status).toBe(200);
     });
 
-    it.each(['/public/nope', '/public/reports/x/y', '/public/users/x/y/', '/public'])('404 Not Found for %s, with or without a key', async (path) => {
-      for (const key of [keyA, null]) {
-        const { status, body } = await get(path, key);
-        expect([status, body]).toEqual([404, { detail: 'Not Found' }]);
-      }
-    });
+    it.each(['/public/nope', '/public/reports/x/y', '/public/users/x/y/', '/public'])(
+      '404 Not Found for %s, with or without a key',
+      async (path) => {
+        for (const key of [keyA, null]) {
+          const { status, body } = await get(path, key);
+          expect([status, body]).toEqual([404, { detail: 'Not Found' }]);
+        }
+      },
+    );
 
     it.each([
       ['DELETE', '/public/reports/', 'GET'],
@@ -504,23 +528,78 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
 
     it('int, bool, uuid, date-time, enum, JSON, bounds and order_by on the reports list', async () => {
       const cases: [string, Json][] = [
-        ['limit=abc', { type: 'int_parsing', loc: ['query', 'limit'], msg: 'Input should be a valid integer, unable to parse string as an integer', input: 'abc' }],
-        ['valid=maybe', { type: 'bool_parsing', loc: ['query', 'valid'], msg: 'Input should be a valid boolean, unable to interpret input', input: 'maybe' }],
+        [
+          'limit=abc',
+          {
+            type: 'int_parsing',
+            loc: ['query', 'limit'],
+            msg: 'Input should be a valid integer, unable to parse string as an integer',
+            input: 'abc',
+          },
+        ],
+        [
+          'valid=maybe',
+          {
+            type: 'bool_parsing',
+            loc: ['query', 'valid'],
+            msg: 'Input should be a valid boolean, unable to interpret input',
+            input: 'maybe',
+          },
+        ],
         [
           'token=nope',
-          { type: 'uuid_parsing', loc: ['query', 'token'], msg: 'Input should be a valid UUID, invalid character: found `n` at 1', input: 'nope', ctx: { error: 'invalid character: found `n` at 1' } },
+          {
+            type: 'uuid_parsing',
+            loc: ['query', 'token'],
+            msg: 'Input should be a valid UUID, invalid character: found `n` at 1',
+            input: 'nope',
+            ctx: { error: 'invalid character: found `n` at 1' },
+          },
         ],
         [
           'created_at__gte=2026-13-01',
-          { type: 'datetime_from_date_parsing', loc: ['query', 'created_at__gte'], msg: 'Input should be a valid datetime or date, month value is outside expected range of 1-12', input: '2026-13-01', ctx: { error: 'month value is outside expected range of 1-12' } },
+          {
+            type: 'datetime_from_date_parsing',
+            loc: ['query', 'created_at__gte'],
+            msg: 'Input should be a valid datetime or date, month value is outside expected range of 1-12',
+            input: '2026-13-01',
+            ctx: { error: 'month value is outside expected range of 1-12' },
+          },
         ],
-        ['type=car', { type: 'enum', loc: ['query', 'type'], msg: `Input should be ${REPORT_TYPES}`, input: 'car', ctx: { expected: REPORT_TYPES } }],
+        [
+          'type=car',
+          { type: 'enum', loc: ['query', 'type'], msg: `Input should be ${REPORT_TYPES}`, input: 'car', ctx: { expected: REPORT_TYPES } },
+        ],
         [
           'data__contains=%7Bbad',
-          { type: 'json_invalid', loc: ['query', 'data__contains'], msg: 'Invalid JSON: key must be a string at line 1 column 2', input: '{bad', ctx: { error: 'key must be a string at line 1 column 2' } },
+          {
+            type: 'json_invalid',
+            loc: ['query', 'data__contains'],
+            msg: 'Invalid JSON: key must be a string at line 1 column 2',
+            input: '{bad',
+            ctx: { error: 'key must be a string at line 1 column 2' },
+          },
         ],
-        ['limit=1001', { type: 'less_than_equal', loc: ['query', 'limit'], msg: 'Input should be less than or equal to 1000', input: '1001', ctx: { le: 1000 } }],
-        ['offset=-1', { type: 'greater_than_equal', loc: ['query', 'offset'], msg: 'Input should be greater than or equal to 0', input: '-1', ctx: { ge: 0 } }],
+        [
+          'limit=1001',
+          {
+            type: 'less_than_equal',
+            loc: ['query', 'limit'],
+            msg: 'Input should be less than or equal to 1000',
+            input: '1001',
+            ctx: { le: 1000 },
+          },
+        ],
+        [
+          'offset=-1',
+          {
+            type: 'greater_than_equal',
+            loc: ['query', 'offset'],
+            msg: 'Input should be greater than or equal to 0',
+            input: '-1',
+            ctx: { ge: 0 },
+          },
+        ],
       ];
       for (const [query, expected] of cases) {
         expect([query, await detailOf(`/public/reports/?${query}`)]).toEqual([query, [expected]]);
@@ -534,7 +613,13 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
     it('reports several failures at once', async () => {
       const detail = await detailOf('/public/reports/?limit=abc&valid=maybe&token=nope&type=car&offset=-1');
       expect(sorted(detail.map((d) => `${d.loc.join('.')}:${d.type}`))).toEqual(
-        sorted(['query.limit:int_parsing', 'query.valid:bool_parsing', 'query.token:uuid_parsing', 'query.type:enum', 'query.offset:greater_than_equal']),
+        sorted([
+          'query.limit:int_parsing',
+          'query.valid:bool_parsing',
+          'query.token:uuid_parsing',
+          'query.type:enum',
+          'query.offset:greater_than_equal',
+        ]),
       );
       for (const item of detail) expect(Object.keys(item)).toEqual(expect.arrayContaining(['type', 'loc', 'msg', 'input']));
     });
@@ -586,7 +671,12 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
       expect(noBody.body.detail).toEqual([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
       const notObject = await postLead('[1]');
       expect(notObject.body.detail).toEqual([
-        { type: 'model_attributes_type', loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', input: [1] },
+        {
+          type: 'model_attributes_type',
+          loc: ['body'],
+          msg: 'Input should be a valid dictionary or object to extract fields from',
+          input: [1],
+        },
       ]);
       const malformed = await postLead('{"dealership": ');
       expect(malformed.status).toBe(422);

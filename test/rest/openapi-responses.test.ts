@@ -60,11 +60,17 @@ describe.each(['pglite', 'postgres'] as const)('answers validate against /openap
     const body: unknown = await response.json();
     const validate = validatorFor(path, method, response.status);
     const valid = validate(body);
-    expect({ path, method, status: response.status, errors: valid ? null : validate.errors }).toEqual({ path, method, status: response.status, errors: null });
+    expect({ path, method, status: response.status, errors: valid ? null : validate.errors }).toEqual({
+      path,
+      method,
+      status: response.status,
+      errors: null,
+    });
     return body;
   }
 
-  const get = (url: string, apiKey: string | null = key) => fetch(`${server.url}${url}`, { headers: apiKey ? { 'x-api-key': apiKey } : {} });
+  const get = (url: string, apiKey: string | null = key) =>
+    fetch(`${server.url}${url}`, { headers: apiKey ? { 'x-api-key': apiKey } : {} });
 
   it('compiles every component schema in strict mode', () => {
     for (const name of Object.keys(doc.components.schemas)) expect(() => ajv.getSchema(name)).not.toThrow();
@@ -81,12 +87,15 @@ describe.each(['pglite', 'postgres'] as const)('answers validate against /openap
     expect(lead.status).toBe(201);
     await expectDocumented('/public/reports/create-lead', 'post', lead);
 
-    const page = (await expectDocumented('/public/reports/', 'get', await get('/public/reports/?limit=1000'))) as { items: { token: string }[] };
+    const page = (await expectDocumented('/public/reports/', 'get', await get('/public/reports/?limit=1000'))) as {
+      items: { token: string }[];
+    };
     expect(page.items.length).toBeGreaterThan(20);
     for (const { token } of page.items) await expectDocumented('/public/reports/{report_id}', 'get', await get(`/public/reports/${token}`));
 
     const users = (await expectDocumented('/public/users/', 'get', await get('/public/users/?limit=1000'))) as { items: { id: string }[] };
-    for (const { id } of users.items.slice(0, 10)) await expectDocumented('/public/users/{user_id}', 'get', await get(`/public/users/${id}`));
+    for (const { id } of users.items.slice(0, 10))
+      await expectDocumented('/public/users/{user_id}', 'get', await get(`/public/users/${id}`));
     await expectDocumented('/public/dealerships/', 'get', await get('/public/dealerships/'));
   });
 
@@ -106,7 +115,11 @@ describe.each(['pglite', 'postgres'] as const)('answers validate against /openap
 
   it('validates what the HTTP layer answers itself: 400, 413, 414', async () => {
     const lead = (body: string) =>
-      fetch(`${server.url}/public/reports/create-lead`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body });
+      fetch(`${server.url}/public/reports/create-lead`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body,
+      });
     const unreadable = await lead('{"dealership": ');
     expect(unreadable.status).toBe(422);
     await expectDocumented('/public/reports/create-lead', 'post', unreadable);

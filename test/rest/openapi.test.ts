@@ -103,7 +103,9 @@ describe('OpenAPI document of the real schema', () => {
         const location = locationOf(route, arg.name);
         // A JSON value in the query string is documented through `content` (its JSON text).
         const documented =
-          location === 'body' ? bodySchema(op).properties[arg.name] : (parameter(op, arg.name)?.schema ?? parameter(op, arg.name)?.content?.['application/json']?.schema);
+          location === 'body'
+            ? bodySchema(op).properties[arg.name]
+            : (parameter(op, arg.name)?.schema ?? parameter(op, arg.name)?.content?.['application/json']?.schema);
         expect([arg.name, documented === undefined]).toEqual([arg.name, false]);
         if (location !== 'body') expect(parameter(op, arg.name).in).toBe(location);
         if (location === 'path') expect(parameter(op, arg.name).required).toBe(true);
@@ -165,7 +167,8 @@ describe('OpenAPI document of the real schema', () => {
       if (route.method === 'POST') expected.push('403', '409');
       expect([route.field, Object.keys(responses).sort()]).toEqual([route.field, expected.sort()]);
       for (const status of ['400', '401', '404', '403', '408', '409', '413', '414', '429', '431', '503']) {
-        if (responses[status]) expect(responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPError' });
+        if (responses[status])
+          expect(responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPError' });
       }
       expect(responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
       if (route.notFound) expect(responses['404'].description).toBe(route.notFound);
@@ -201,7 +204,22 @@ describe('OpenAPI document of the real schema', () => {
     expect(usersPage.required.sort()).toEqual(['items', 'offset', 'total']); // spec 2.1, users variant
     const user = ok('GET', '/public/users/{user_id}');
     expect(Object.keys(user.properties).sort()).toEqual(
-      ['address', 'created_at', 'created_by', 'email', 'entity_id', 'id', 'is_active', 'last_activity', 'name', 'organization_id', 'phone', 'photo', 'position', 'role'].sort(),
+      [
+        'address',
+        'created_at',
+        'created_by',
+        'email',
+        'entity_id',
+        'id',
+        'is_active',
+        'last_activity',
+        'name',
+        'organization_id',
+        'phone',
+        'photo',
+        'position',
+        'role',
+      ].sort(),
     );
     expect(user.properties.address).toEqual({}); // JSON: any value
     expect(user.properties.is_active).toEqual({ type: 'boolean' });
@@ -213,7 +231,21 @@ describe('OpenAPI document of the real schema', () => {
     expect(dealership.properties.brands).toEqual({ type: 'array', items: { type: 'string' } });
 
     const report = ok('GET', '/public/reports/{report_id}');
-    for (const name of ['token', 'created_at', 'updated_at', 'organization_id', 'dealership_id', 'profile_id', 'data', 'state', 'type', 'valid', 'real_costs', 'contact_id', 'counter_id']) {
+    for (const name of [
+      'token',
+      'created_at',
+      'updated_at',
+      'organization_id',
+      'dealership_id',
+      'profile_id',
+      'data',
+      'state',
+      'type',
+      'valid',
+      'real_costs',
+      'contact_id',
+      'counter_id',
+    ]) {
       expect([name, name in report.properties]).toEqual([name, true]);
     }
     expect(Object.keys(report.properties)).not.toContain('entity_id');
@@ -282,7 +314,12 @@ describe('a new argument, with no REST code change', () => {
     const doc: Doc = buildOpenApiDocument(schema);
     await expect(validateWithSwaggerParser(doc)).resolves.toEqual({ ok: true, openapi: '3.0.3' });
     const reports = operation(doc, 'GET', '/public/reports/');
-    expect(parameter(reports, 'new_filter')).toEqual({ name: 'new_filter', in: 'query', required: false, schema: { type: 'boolean', nullable: true } });
+    expect(parameter(reports, 'new_filter')).toEqual({
+      name: 'new_filter',
+      in: 'query',
+      required: false,
+      schema: { type: 'boolean', nullable: true },
+    });
     expect(parameter(reports, 'since').schema).toEqual({ type: 'string', format: 'date-time', nullable: true });
     // Bounds come from the argument's declared rules (`@Rules` on the args class), which SDL cannot carry:
     // an SDL-only argument gets its GraphQL type's range, never an invented one.
@@ -328,7 +365,9 @@ describe('a new argument, with no REST code change', () => {
       // The real database only for the API keys; the routes run the throwaway schema.
       server = await startTestServer(kind, { reports: 10 });
       const app = express();
-      app.use(restRouter(schema, { db: server.db, appBaseUrl: server.config.appBaseUrl, rateLimits: createRateLimits(server.config.rateLimits) }));
+      app.use(
+        restRouter(schema, { db: server.db, appBaseUrl: server.config.appBaseUrl, rateLimits: createRateLimits(server.config.rateLimits) }),
+      );
       throwaway = createServer(app);
       await new Promise<void>((done) => throwaway.listen(0, '127.0.0.1', done));
       baseUrl = `http://127.0.0.1:${(throwaway.address() as AddressInfo).port}`;
@@ -375,9 +414,21 @@ describe('a new argument, with no REST code change', () => {
       const bad = await post({ dealership, new_flag: 'maybe' });
       expect(bad.status).toBe(422);
       expect(((await bad.json()) as Doc).detail).toEqual([
-        { type: 'bool_parsing', loc: ['body', 'new_flag'], msg: 'Input should be a valid boolean, unable to interpret input', input: 'maybe' },
+        {
+          type: 'bool_parsing',
+          loc: ['body', 'new_flag'],
+          msg: 'Input should be a valid boolean, unable to interpret input',
+          input: 'maybe',
+        },
       ]);
-      expect(isNonNullType(rootFieldOf(schema, REST_ROUTES.find((r) => r.method === 'POST')!).args[0]!.type)).toBe(true);
+      expect(
+        isNonNullType(
+          rootFieldOf(
+            schema,
+            REST_ROUTES.find((r) => r.method === 'POST')!,
+          ).args[0]!.type,
+        ),
+      ).toBe(true);
     });
   });
 });

@@ -6,7 +6,6 @@ import type { Browser } from 'playwright-core';
 import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
 import { startTestServer, type TestServer } from '../support/server';
 
-
 const EXPECTED_OPERATIONS = [
   'GET /public/reports/',
   'GET /public/reports/{report_id}',

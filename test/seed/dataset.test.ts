@@ -1,6 +1,14 @@
 import { type DemoDataset, REPORT_TYPES, buildDemoDataset } from '../../src/seed/dataset';
 import { STATE_KEYS, STATE_MAIN_CHAIN } from '../../src/seed/report-document';
-import { VEHICLE_CATALOGUE, SeededRandom, generatePlate, generateVin, isValidSivPlate, isValidVin, vinCheckDigit } from '../../src/seed/vehicles';
+import {
+  VEHICLE_CATALOGUE,
+  SeededRandom,
+  generatePlate,
+  generateVin,
+  isValidSivPlate,
+  isValidVin,
+  vinCheckDigit,
+} from '../../src/seed/vehicles';
 
 /** Every leaf of `data` named in spec 2.3, as dotted paths. */
 const SPEC_DATA_LEAF_PATHS: readonly string[] = [
@@ -9,49 +17,149 @@ const SPEC_DATA_LEAF_PATHS: readonly string[] = [
   'vehicle.date',
   'vehicle.damages',
   'vehicle.engine.original',
-  ...['FL', 'FR', 'RL', 'RR'].flatMap((wheel) => [`vehicle.tires.${wheel}Brand`, `vehicle.tires.${wheel}Depth`, `vehicle.tires.${wheel}Dimension`]),
+  ...['FL', 'FR', 'RL', 'RR'].flatMap((wheel) => [
+    `vehicle.tires.${wheel}Brand`,
+    `vehicle.tires.${wheel}Depth`,
+    `vehicle.tires.${wheel}Dimension`,
+  ]),
   'vehicle.tires.providers',
   ...['found', 'searched', 'isCommercialUse', 'isAgriculturalUse', 'isCollectionVehicle'].map((key) => `vehicle.history.${key}`),
   ...['isImported', 'countryOfOrigin', 'importDateToFrance', 'firstRegistrationAbroad', 'originalRegistrationNumber'].map(
     (key) => `vehicle.history.importInformation.${key}`,
   ),
-  ...['accidentHistory', 'lastAccidentDate', 'numberOfAccidents', 'lastResolutionDate'].map((key) => `vehicle.history.accidentInformation.${key}`),
-  ...['isStolen', 'isPledged', 'isDriveable', 'hasOppositions', 'hasSuspensions'].map((key) => `vehicle.history.administrativeStatus.${key}`),
+  ...['accidentHistory', 'lastAccidentDate', 'numberOfAccidents', 'lastResolutionDate'].map(
+    (key) => `vehicle.history.accidentInformation.${key}`,
+  ),
+  ...['isStolen', 'isPledged', 'isDriveable', 'hasOppositions', 'hasSuspensions'].map(
+    (key) => `vehicle.history.administrativeStatus.${key}`,
+  ),
   ...['pdf_url', 'providers', 'lastUpdateDate', 'numberOfOwners', 'ownershipHistory', 'technicalInspections', 'firstRegistrationDate'].map(
     (key) => `vehicle.history.${key}`,
   ),
   ...['found', 'searched', 'number', 'country', 'date', 'state', 'picture', 'providers'].map((key) => `vehicle.license.${key}`),
   ...[
-    'done', 'gear', 'noise', 'engine', 'braking', 'location', 'steering', 'instrument', 'navigation', 'suspension', 'performance',
-    'heated_seats', 'air_conditioning',
+    'done',
+    'gear',
+    'noise',
+    'engine',
+    'braking',
+    'location',
+    'steering',
+    'instrument',
+    'navigation',
+    'suspension',
+    'performance',
+    'heated_seats',
+    'air_conditioning',
   ].map((key) => `vehicle.roadtest.${key}`),
   ...[
-    'found', 'searched', 'power', 'marketCode', 'providerVIN', 'submodelname', 'vehiclePrice', 'basemodelname', 'containername',
-    'vehicletypename', 'constructionTime', 'manufacturername', 'salesdescription', 'packs', 'models', 'series', 'options', 'providers',
-    'keyOptions', 'providersData',
+    'found',
+    'searched',
+    'power',
+    'marketCode',
+    'providerVIN',
+    'submodelname',
+    'vehiclePrice',
+    'basemodelname',
+    'containername',
+    'vehicletypename',
+    'constructionTime',
+    'manufacturername',
+    'salesdescription',
+    'packs',
+    'models',
+    'series',
+    'options',
+    'providers',
+    'keyOptions',
+    'providersData',
   ].map((key) => `vehicle.finitions.${key}`),
   ...[
-    'pro', 'found', 'searched', 'COC', 'date', 'number', 'VATType', 'picture', 'lastname', 'firstname', 'businessName', 'businessNumber',
+    'pro',
+    'found',
+    'searched',
+    'COC',
+    'date',
+    'number',
+    'VATType',
+    'picture',
+    'lastname',
+    'firstname',
+    'businessName',
+    'businessNumber',
     'providers',
   ].map((key) => `vehicle.registration.${key}`),
   ...[
-    'age', 'keys', 'year', 'doors', 'power', 'seats', 'cylinder', 'emissionCO2', 'fiscalPower',
-    'fuel', 'brand', 'model', 'version', 'automatic', 'environment', 'firstRegistration', 'cnit', 'logo', 'weight', 'motricity',
-    'dimensions', 'consumption', 'exteriorColor', 'interiorColor',
-    'found', 'searched', 'tunedCar', 'guarantee', 'tintedGlass', 'uniformBody', 'providers',
+    'age',
+    'keys',
+    'year',
+    'doors',
+    'power',
+    'seats',
+    'cylinder',
+    'emissionCO2',
+    'fiscalPower',
+    'fuel',
+    'brand',
+    'model',
+    'version',
+    'automatic',
+    'environment',
+    'firstRegistration',
+    'cnit',
+    'logo',
+    'weight',
+    'motricity',
+    'dimensions',
+    'consumption',
+    'exteriorColor',
+    'interiorColor',
+    'found',
+    'searched',
+    'tunedCar',
+    'guarantee',
+    'tintedGlass',
+    'uniformBody',
+    'providers',
   ].map((key) => `vehicle.specifications.${key}`),
   // data.metadata
   ...[
-    'date', 'name', 'type', 'version', 'token', 'creator', 'dealership', 'data_provider', 'importedToken', 'inspection_link',
-    'pricing_provider', 'internal_comment', 'auctioneer_comment', 'externalMarketingLink', 'externalMarketingToken', 'custom_questions',
+    'date',
+    'name',
+    'type',
+    'version',
+    'token',
+    'creator',
+    'dealership',
+    'data_provider',
+    'importedToken',
+    'inspection_link',
+    'pricing_provider',
+    'internal_comment',
+    'auctioneer_comment',
+    'externalMarketingLink',
+    'externalMarketingToken',
+    'custom_questions',
   ].map((key) => `metadata.${key}`),
   ...['photos_order', 'hotspot', 'banner_top', 'custom_image'].map((key) => `metadata.marketing.${key}`),
   ...['plate', 'background', 'banner_bottom'].flatMap((asset) =>
     ['id', 'link', 'name', 'active', 'brands', 'offlineUrl', 'type', 'guarantee'].map((key) => `metadata.marketing.${asset}.${key}`),
   ),
   ...[
-    'foreign', 'optinEmail', 'optinPhone', 'latitude', 'longitude', 'city', 'name', 'email', 'phone', 'address', 'zipcode', 'civility',
-    'repriseDate', 'businessName',
+    'foreign',
+    'optinEmail',
+    'optinPhone',
+    'latitude',
+    'longitude',
+    'city',
+    'name',
+    'email',
+    'phone',
+    'address',
+    'zipcode',
+    'civility',
+    'repriseDate',
+    'businessName',
   ].map((key) => `metadata.individual.${key}`),
   // data.valuations, data.visualization
   'valuations',
@@ -242,7 +350,8 @@ describe('buildDemoDataset', () => {
       for (const path of SPEC_DATA_LEAF_PATHS) {
         const { found, value } = valueAt(report.data, path);
         if (!found) problems.push(`${report.token}: ${path} missing`);
-        else if (value === undefined || (value === null && !NULLABLE_LEAVES.has(path))) problems.push(`${report.token}: ${path} is ${String(value)}`);
+        else if (value === undefined || (value === null && !NULLABLE_LEAVES.has(path)))
+          problems.push(`${report.token}: ${path} is ${String(value)}`);
         else if (ARRAY_LEAVES.has(path) && !Array.isArray(value)) problems.push(`${report.token}: ${path} is not an array`);
       }
     }
@@ -306,7 +415,8 @@ describe('buildDemoDataset', () => {
     const organizationIds = new Set(dataset.organizations.map((organization) => organization.id));
 
     for (const entity of dataset.entities) expect(organizationIds.has(entity.organization_id)).toBe(true);
-    for (const dealership of dataset.dealerships) expect(entities.get(dealership.entity_id)?.organization_id).toBe(dealership.organization_id);
+    for (const dealership of dataset.dealerships)
+      expect(entities.get(dealership.entity_id)?.organization_id).toBe(dealership.organization_id);
     for (const user of dataset.users) {
       expect(entities.get(user.entity_id)?.organization_id).toBe(user.organization_id);
       if (user.dealership_id !== null) {

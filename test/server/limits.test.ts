@@ -105,7 +105,10 @@ describe('request limits', () => {
   it('answers 408 JSON and closes the connection when a client does not finish sending its request in time', async () => {
     // Headers never finished (slowloris: Node's own timeout), then a body that never comes (the
     // request deadline, which sees the request incomplete). One answer each, then the connection closes.
-    for (const request of ['GET /public/dealerships/ HTTP/1.1\r\nHost: x\r\n', 'POST /public/reports/create-lead HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"na']) {
+    for (const request of [
+      'GET /public/dealerships/ HTTP/1.1\r\nHost: x\r\n',
+      'POST /public/reports/create-lead HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"na',
+    ]) {
       const { response, closedAfterMs } = await rawExchange(server.url, request);
       const parsed = parseRaw(response);
       expect(parsed.status).toBe(408);
@@ -119,9 +122,8 @@ describe('request limits', () => {
 
   it('answers 503 JSON at the request deadline, REST and GraphQL alike; the SQL then stops at its statement_timeout', async () => {
     const waiting = async () =>
-      (
-        await admin.query("SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [APP_NAME])
-      ).rowCount ?? 0;
+      (await admin.query("SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [APP_NAME]))
+        .rowCount ?? 0;
     const locker = new pg.Client({ connectionString: server.databaseUrl });
     await locker.connect();
     await locker.query('BEGIN');

@@ -41,7 +41,11 @@ describe('security headers (CORS off, the default)', () => {
       ['/public/dealerships/', {}, 401],
       ['/public/nowhere', { headers: key }, 404],
       ['/nowhere', {}, 404],
-      ['/graphql', { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"query":"{ dealerships { total } }"}' }, 200],
+      [
+        '/graphql',
+        { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{"query":"{ dealerships { total } }"}' },
+        200,
+      ],
       ['/openapi.json', {}, 200],
       ['/healthz', {}, 200],
       ['/readyz', {}, 200],
@@ -62,10 +66,7 @@ describe('security headers (CORS off, the default)', () => {
   });
 
   it('keeps the pages’ own CSP on GraphiQL and Swagger UI (self-only scripts plus one hashed inline script), with the other headers', async () => {
-    const pages = [
-      await fetch(`${server.url}/graphql`, { headers: { accept: 'text/html' } }),
-      await fetch(`${server.url}/docs`),
-    ];
+    const pages = [await fetch(`${server.url}/graphql`, { headers: { accept: 'text/html' } }), await fetch(`${server.url}/docs`)];
     for (const page of pages) {
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -79,7 +80,9 @@ describe('security headers (CORS off, the default)', () => {
   });
 
   it('sends no CORS headers, to simple requests or preflights', async () => {
-    const simple = await fetch(`${server.url}/public/dealerships/`, { headers: { origin: 'https://crm.example.com', 'x-api-key': server.keys[0]! } });
+    const simple = await fetch(`${server.url}/public/dealerships/`, {
+      headers: { origin: 'https://crm.example.com', 'x-api-key': server.keys[0]! },
+    });
     expect(simple.status).toBe(200);
     expect(simple.headers.get('access-control-allow-origin')).toBeNull();
     const preflight = await fetch(`${server.url}/public/dealerships/`, {
@@ -96,7 +99,10 @@ describe('CORS_ORIGINS', () => {
   it('is off when unset; takes `*` or exact origins; refuses what a browser would never send as an origin', () => {
     expect(loadConfig({}).corsOrigins).toEqual([]);
     expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
-    expect(loadConfig({ CORS_ORIGINS: ' https://crm.example.com, http://127.0.0.1:8080 ' }).corsOrigins).toEqual(['https://crm.example.com', 'http://127.0.0.1:8080']);
+    expect(loadConfig({ CORS_ORIGINS: ' https://crm.example.com, http://127.0.0.1:8080 ' }).corsOrigins).toEqual([
+      'https://crm.example.com',
+      'http://127.0.0.1:8080',
+    ]);
     for (const bad of ['https://crm.example.com/', 'crm.example.com', 'https://crm.example.com/app', 'https://CRM.example.com']) {
       expect(() => loadConfig({ CORS_ORIGINS: bad })).toThrow(/CORS_ORIGINS/);
     }
@@ -119,7 +125,10 @@ describe('CORS with CORS_ORIGINS set', () => {
     server = await startTestServer('pglite', {
       reports: 5,
       // A small budget, to show that preflights do not spend it.
-      config: { corsOrigins: [ALLOWED, pageOrigin], rateLimits: { requestsPerMinute: 10, leadsPerMinute: 10, anonymousPerMinute: 1_000_000 } },
+      config: {
+        corsOrigins: [ALLOWED, pageOrigin],
+        rateLimits: { requestsPerMinute: 10, leadsPerMinute: 10, anonymousPerMinute: 1_000_000 },
+      },
     });
     anyOrigin = await startTestServer('pglite', { reports: 5, config: { corsOrigins: '*' } });
     browser = await launchChromium();
@@ -140,7 +149,11 @@ describe('CORS with CORS_ORIGINS set', () => {
 
   it('answers preflights from an allowed origin with 204, without an API key and without spending the rate limit', async () => {
     for (let i = 0; i < 8; i += 1) {
-      for (const [path, method] of [['/public/reports/', 'GET'], ['/public/reports/create-lead', 'POST'], ['/graphql', 'POST']] as const) {
+      for (const [path, method] of [
+        ['/public/reports/', 'GET'],
+        ['/public/reports/create-lead', 'POST'],
+        ['/graphql', 'POST'],
+      ] as const) {
         const response = await preflight(server, path, ALLOWED, method, 'x-api-key,content-type,x-request-id,idempotency-key');
         expect(response.status).toBe(204);
         expect(response.headers.get('access-control-allow-origin')).toBe(ALLOWED);

@@ -36,11 +36,15 @@ function start(env: Record<string, string>): Started {
 }
 
 async function ready(started: Started): Promise<void> {
-  await waitFor(async () => {
-    const response = await fetch(`http://127.0.0.1:${started.port}/readyz`).catch(() => null);
-    return response?.status === 200;
-    // A hang guard, not a speed test (the machine may be busy): start-up time is measured elsewhere.
-  }, 90_000, 200);
+  await waitFor(
+    async () => {
+      const response = await fetch(`http://127.0.0.1:${started.port}/readyz`).catch(() => null);
+      return response?.status === 200;
+      // A hang guard, not a speed test (the machine may be busy): start-up time is measured elsewhere.
+    },
+    90_000,
+    200,
+  );
 }
 
 async function stop(started: Started): Promise<number | null> {
@@ -69,19 +73,36 @@ describe('npm start', () => {
       expect(page.items).toHaveLength(1);
 
       // With no SMTP or SMS provider configured, a lead's messages land in the local outbox file.
-      const dealerships = (await (await fetch(`http://127.0.0.1:${first.port}/public/dealerships/`, { headers: { 'x-api-key': keys[0]! } })).json()) as { items: { id: string }[] };
+      const dealerships = (await (
+        await fetch(`http://127.0.0.1:${first.port}/public/dealerships/`, { headers: { 'x-api-key': keys[0]! } })
+      ).json()) as { items: { id: string }[] };
       const lead = await fetch(`http://127.0.0.1:${first.port}/public/reports/create-lead`, {
         method: 'POST',
         headers: { 'x-api-key': keys[0]!, 'content-type': 'application/json' },
-        body: JSON.stringify({ dealership: dealerships.items[0]!.id, name: 'Newcomer', email: 'newcomer@example.com', phone: '06 12 34 56 78', sendEmail: true, sendPhone: true }),
+        body: JSON.stringify({
+          dealership: dealerships.items[0]!.id,
+          name: 'Newcomer',
+          email: 'newcomer@example.com',
+          phone: '06 12 34 56 78',
+          sendEmail: true,
+          sendPhone: true,
+        }),
       });
       expect(lead.status).toBe(201);
       const { token } = (await lead.json()) as { token: string };
       const outbox = path.join(dataDir, 'outbox.log');
-      const lines = await waitFor(() => {
-        const found = existsSync(outbox) ? readFileSync(outbox, 'utf8').split('\n').filter((l) => l.includes(token)) : [];
-        return found.length === 2 ? found : null;
-      }, 15_000, 100);
+      const lines = await waitFor(
+        () => {
+          const found = existsSync(outbox)
+            ? readFileSync(outbox, 'utf8')
+                .split('\n')
+                .filter((l) => l.includes(token))
+            : [];
+          return found.length === 2 ? found : null;
+        },
+        15_000,
+        100,
+      );
       expect(lines!.join('\n')).toContain('newcomer@example.com');
       expect(lines!.join('\n')).toContain('+33612345678');
       expect(await stop(first)).toBe(0);
@@ -120,10 +141,20 @@ describe('npm start', () => {
         .output()
         .split('\n')
         .filter((line) => line.startsWith('{') && line.includes('"responseTime"'))
-        .map((line) => JSON.parse(line) as { req: { route: string; method: string }; res: { status: number }; responseTime: number; organization_id?: string });
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              req: { route: string; method: string };
+              res: { status: number };
+              responseTime: number;
+              organization_id?: string;
+            },
+        );
       const client = new pg.Client({ connectionString: scratch.url });
       await client.connect();
-      const { rows } = await client.query<{ organization_id: string }>('SELECT organization_id FROM api_keys WHERE digest = $1', [digestOf(keys[0]!)]);
+      const { rows } = await client.query<{ organization_id: string }>('SELECT organization_id FROM api_keys WHERE digest = $1', [
+        digestOf(keys[0]!),
+      ]);
       await client.end();
       const rest = accessLines.find((l) => l.req.route === '/public/dealerships/');
       const gql = accessLines.find((l) => l.req.route === '/graphql' && l.req.method === 'POST');

@@ -60,7 +60,8 @@ function debianBinary(what: string, binary: string, debianPackage: string): stri
   const command = `apt-get install -y ${debianPackage}`;
   if (!isRoot()) throw new Error(`${what} is missing (${binary}): run \`sudo ${command}\`, then npm test again`);
   const installed = spawnSync('bash', ['-c', `apt-get update -qq && DEBIAN_FRONTEND=noninteractive ${command} -qq`], { stdio: 'ignore' });
-  if (installed.status !== 0 || !existsSync(binary)) throw new Error(`${what} is missing (${binary}) and \`${command}\` failed: run it by hand`);
+  if (installed.status !== 0 || !existsSync(binary))
+    throw new Error(`${what} is missing (${binary}) and \`${command}\` failed: run it by hand`);
   return `${what}: installed Debian's ${debianPackage} (${binary})`;
 }
 
@@ -74,7 +75,9 @@ export async function provision(): Promise<Provisioned> {
     lines.push(`PostgreSQL: using ${redact(databaseUrl)}`);
   } else {
     if (!existsSync(path.join(PG_BIN, 'initdb'))) {
-      throw new Error(`No PostgreSQL answers at ${redact(databaseUrl)} and none can be started (${PG_BIN}/initdb is missing): run \`apt-get install -y postgresql\` or set TEST_DATABASE_URL`);
+      throw new Error(
+        `No PostgreSQL answers at ${redact(databaseUrl)} and none can be started (${PG_BIN}/initdb is missing): run \`apt-get install -y postgresql\` or set TEST_DATABASE_URL`,
+      );
     }
     const folder = mkdtempSync(path.join(tmpdir(), 'vr-test-postgres-'));
     folders.push(folder);
@@ -92,9 +95,11 @@ export async function provision(): Promise<Provisioned> {
     const port = await freePort();
     const folder = mkdtempSync(path.join(tmpdir(), 'vr-test-redis-'));
     folders.push(folder);
-    const child: ChildProcess = spawn(REDIS_SERVER, [
-      '--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', folder,
-    ], { stdio: 'ignore' });
+    const child: ChildProcess = spawn(
+      REDIS_SERVER,
+      ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', folder],
+      { stdio: 'ignore' },
+    );
     stops.push(async () => {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));

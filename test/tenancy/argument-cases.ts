@@ -34,19 +34,54 @@ export const ARGUMENT_CASES: Record<string, ArgumentCase> = {
   organization_id: { expect: 'none', values: (t) => [t.b.id] },
   dealership_id: { expect: 'none', values: (t) => ofB(t, dataset(t).dealerships).map((d) => d.id) },
   entity_id: { expect: 'none', values: (t) => ofB(t, dataset(t).entities).map((e) => e.id) },
-  profile_id: { expect: 'none', values: (t) => [t.planted.uB, t.planted.uB1, ...ofB(t, dataset(t).users).slice(0, 3).map((u) => u.id)] },
+  profile_id: {
+    expect: 'none',
+    values: (t) => [
+      t.planted.uB,
+      t.planted.uB1,
+      ...ofB(t, dataset(t).users)
+        .slice(0, 3)
+        .map((u) => u.id),
+    ],
+  },
   contact_id: { expect: 'none', values: (t) => [t.planted.cB] },
-  counter_id: { expect: 'none', values: (t) => [t.planted.tB, ...bReports(t).slice(0, 3).map((r) => r.token)] },
-  token: { expect: 'none', values: (t) => [t.planted.tB, t.planted.rB, ...bReports(t).slice(0, 3).map((r) => r.token)] },
+  counter_id: {
+    expect: 'none',
+    values: (t) => [
+      t.planted.tB,
+      ...bReports(t)
+        .slice(0, 3)
+        .map((r) => r.token),
+    ],
+  },
+  token: {
+    expect: 'none',
+    values: (t) => [
+      t.planted.tB,
+      t.planted.rB,
+      ...bReports(t)
+        .slice(0, 3)
+        .map((r) => r.token),
+    ],
+  },
   vin: {
     expect: 'none',
-    values: (t) => bReports(t).slice(0, 3).flatMap((r) => [r.data.vehicle.vin, r.data.vehicle.vin.toLowerCase().replace(/(.{4})/g, '$1-')]),
+    values: (t) =>
+      bReports(t)
+        .slice(0, 3)
+        .flatMap((r) => [r.data.vehicle.vin, r.data.vehicle.vin.toLowerCase().replace(/(.{4})/g, '$1-')]),
   },
   license_number: {
     expect: 'none',
-    values: (t) => bReports(t).slice(0, 3).flatMap((r) => [r.data.vehicle.license.number, r.data.vehicle.license.number.replace(/-/g, ' ').toLowerCase()]),
+    values: (t) =>
+      bReports(t)
+        .slice(0, 3)
+        .flatMap((r) => [r.data.vehicle.license.number, r.data.vehicle.license.number.replace(/-/g, ' ').toLowerCase()]),
   },
-  organization_name: { expect: 'none', values: (t) => uniqueToB(t, [dataset(t).organizations.find((o) => o.id === t.b.id)!.name, 'Horizon', 'flotte & leas']) },
+  organization_name: {
+    expect: 'none',
+    values: (t) => uniqueToB(t, [dataset(t).organizations.find((o) => o.id === t.b.id)!.name, 'Horizon', 'flotte & leas']),
+  },
   dealership_name: { expect: 'none', values: (t) => uniqueToB(t, [...ofB(t, dataset(t).dealerships).map((d) => d.name), 'Horizon']) },
   entity_name: { expect: 'none', values: (t) => uniqueToB(t, [...ofB(t, dataset(t).entities).map((e) => e.name), 'Horizon Leasing']) },
   // B's plate and a fragment of it, B's clients (the seeded ones and the lead's), B's dealership
@@ -54,8 +89,12 @@ export const ARGUMENT_CASES: Record<string, ArgumentCase> = {
     expect: 'none',
     values: (t) =>
       uniqueToB(t, [
-        ...bReports(t).slice(0, 2).flatMap((r) => [r.data.vehicle.license.number, r.data.vehicle.license.number.slice(0, 6)]),
-        ...bReports(t).slice(0, 2).map((r) => r.data.metadata.individual.name),
+        ...bReports(t)
+          .slice(0, 2)
+          .flatMap((r) => [r.data.vehicle.license.number, r.data.vehicle.license.number.slice(0, 6)]),
+        ...bReports(t)
+          .slice(0, 2)
+          .map((r) => r.data.metadata.individual.name),
         String(t.planted.bLead.body.name),
         String(t.planted.bLead.body.folder_name),
         'Horizon Paris',
@@ -63,11 +102,32 @@ export const ARGUMENT_CASES: Record<string, ArgumentCase> = {
   },
   data__contains: {
     expect: 'none',
-    values: (t) => [{ vehicle: { vin: bReports(t)[0]!.data.vehicle.vin } }, { metadata: { individual: { name: t.planted.bLead.body.name } } }],
+    values: (t) => [
+      { vehicle: { vin: bReports(t)[0]!.data.vehicle.vin } },
+      { metadata: { individual: { name: t.planted.bLead.body.name } } },
+    ],
   },
   // values both organizations have: whatever comes back must be A's
-  brand: { expect: 'own-only', values: (t) => [...new Set(bReports(t).slice(0, 3).map((r) => r.data.vehicle.specifications.brand))] },
-  version: { expect: 'own-only', values: (t) => [...new Set(bReports(t).slice(0, 2).map((r) => r.data.metadata.version))] },
+  brand: {
+    expect: 'own-only',
+    values: (t) => [
+      ...new Set(
+        bReports(t)
+          .slice(0, 3)
+          .map((r) => r.data.vehicle.specifications.brand),
+      ),
+    ],
+  },
+  version: {
+    expect: 'own-only',
+    values: (t) => [
+      ...new Set(
+        bReports(t)
+          .slice(0, 2)
+          .map((r) => r.data.metadata.version),
+      ),
+    ],
+  },
   created_at__gte: { expect: 'own-only', values: (t) => [bReports(t)[0]!.created_at.toISOString()] },
   created_at__lte: { expect: 'own-only', values: (t) => [bReports(t)[0]!.created_at.toISOString()] },
   updated_at__gte: { expect: 'own-only', values: (t) => [bReports(t)[0]!.updated_at.toISOString()] },
@@ -80,8 +140,26 @@ export const ARGUMENT_CASES: Record<string, ArgumentCase> = {
   offset: { expect: 'own-only', values: () => [0] },
   order_by: { expect: 'own-only', values: () => ['-created_at'] },
   // fetch one / create by B's id
-  report_id: { expect: 'not-found', values: (t) => [t.planted.tB, t.planted.rB, ...bReports(t).slice(0, 2).map((r) => r.token)] },
-  user_id: { expect: 'not-found', values: (t) => [t.planted.uB, t.planted.uB1, ...ofB(t, dataset(t).users).slice(0, 2).map((u) => u.id)] },
+  report_id: {
+    expect: 'not-found',
+    values: (t) => [
+      t.planted.tB,
+      t.planted.rB,
+      ...bReports(t)
+        .slice(0, 2)
+        .map((r) => r.token),
+    ],
+  },
+  user_id: {
+    expect: 'not-found',
+    values: (t) => [
+      t.planted.uB,
+      t.planted.uB1,
+      ...ofB(t, dataset(t).users)
+        .slice(0, 2)
+        .map((u) => u.id),
+    ],
+  },
   dealership: { expect: 'not-found', values: (t) => [...ofB(t, dataset(t).dealerships).map((d) => d.id), t.planted.uB, t.b.id] },
 };
 

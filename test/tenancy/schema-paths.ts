@@ -25,7 +25,11 @@ export interface Step {
 }
 
 /** `(limit: 10, report_id: "…")`: required arguments from `requiredValues`, pages kept small. */
-export function literalArguments(field: GraphQLField<unknown, unknown>, requiredValues: Record<string, string>, limit = PATH_LIMIT): string {
+export function literalArguments(
+  field: GraphQLField<unknown, unknown>,
+  requiredValues: Record<string, string>,
+  limit = PATH_LIMIT,
+): string {
   const parts: string[] = [];
   for (const arg of field.args) {
     if (arg.name === 'limit') parts.push(`limit: ${limit}`);
@@ -78,7 +82,8 @@ export function selectionOf(type: GraphQLObjectType, depth: number): string {
     if (field.args.some((a) => isNonNullType(a.type) && a.defaultValue === undefined)) continue;
     const named = getNamedType(field.type);
     if (isLeafType(named)) parts.push(field.name);
-    else if (isObjectType(named) && depth > 0) parts.push(`${field.name}${literalArguments(field, {}, SELECTION_LIMIT)} { ${selectionOf(named, depth - 1)} }`);
+    else if (isObjectType(named) && depth > 0)
+      parts.push(`${field.name}${literalArguments(field, {}, SELECTION_LIMIT)} { ${selectionOf(named, depth - 1)} }`);
   }
   // a type with objects only (ReportState) at the last level: still a valid selection
   return parts.length > 0 ? parts.join(' ') : '__typename';
@@ -111,7 +116,10 @@ export function relationQueries(schema: GraphQLSchema, requiredValues: Record<st
 }
 
 /** Fields that take arguments, on every reachable type (root fields included), with their path. */
-export function fieldsWithArguments(schema: GraphQLSchema, requiredValues: Record<string, string>): { owner: string; field: GraphQLField<unknown, unknown>; parent: Step[] }[] {
+export function fieldsWithArguments(
+  schema: GraphQLSchema,
+  requiredValues: Record<string, string>,
+): { owner: string; field: GraphQLField<unknown, unknown>; parent: Step[] }[] {
   const out: { owner: string; field: GraphQLField<unknown, unknown>; parent: Step[] }[] = [];
   for (const field of Object.values(schema.getQueryType()!.getFields())) {
     if (field.args.length > 0) out.push({ owner: schema.getQueryType()!.name, field, parent: [] });

@@ -14,7 +14,16 @@ import { startTestServer, type TestServer } from '../support/server';
 import { introspectSchema } from '../fuzz/fuzz-context';
 import { countRows } from '../fuzz/row-counts';
 import { caseFor, plantedMatches } from './argument-cases';
-import { fieldsWithArguments, isPage, literalArguments, nest, pathsToTypes, relationQueries, selectionOf, unreachableTypes } from './schema-paths';
+import {
+  fieldsWithArguments,
+  isPage,
+  literalArguments,
+  nest,
+  pathsToTypes,
+  relationQueries,
+  selectionOf,
+  unreachableTypes,
+} from './schema-paths';
 import { leaksIn, plantCrossLinks, type Tenants } from './two-tenants';
 
 interface OpenApi {
@@ -33,7 +42,12 @@ async function restGet(t: Tenants, path: string, query: Record<string, unknown> 
   return { status: response.status, body: (await response.json()) as Json };
 }
 
-async function restPost(t: Tenants, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
+async function restPost(
+  t: Tenants,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Json }> {
   const response = await fetch(`${t.server.url}${path}`, {
     method: 'POST',
     headers: { 'x-api-key': t.a.key, 'content-type': 'application/json', ...headers },
@@ -143,14 +157,22 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
 
   /** A lead on B's dealership (or B's user or organization id) with A's key: 404, nothing written. */
   async function restLeadSweep(): Promise<void> {
-    const body = openApi.paths['/public/reports/create-lead']!.post!.requestBody as { content: { 'application/json': { schema: { properties: Record<string, { format?: string }> } } } };
-    const uuidFields = Object.entries(body.content['application/json'].schema.properties).filter(([, s]) => s.format === 'uuid').map(([name]) => name);
+    const body = openApi.paths['/public/reports/create-lead']!.post!.requestBody as {
+      content: { 'application/json': { schema: { properties: Record<string, { format?: string }> } } };
+    };
+    const uuidFields = Object.entries(body.content['application/json'].schema.properties)
+      .filter(([, s]) => s.format === 'uuid')
+      .map(([name]) => name);
     expect(uuidFields.length).toBeGreaterThan(0);
     for (const field of uuidFields) {
       for (const value of caseFor(field, 'POST /public/reports/create-lead').values(t)) {
         const before = await countRows(server.db);
         const response = await restPost(t, '/public/reports/create-lead', { ...t.planted.bLead.body, [field]: value });
-        expect({ value, status: response.status, body: response.body }).toEqual({ value, status: 404, body: { detail: 'Dealership not found' } });
+        expect({ value, status: response.status, body: response.body }).toEqual({
+          value,
+          status: 404,
+          body: { detail: 'Dealership not found' },
+        });
         expect(await countRows(server.db)).toEqual(before);
       }
     }
@@ -172,7 +194,11 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
     const type = rootField.args.find((a) => a.name === argument)!.type.toString();
     for (const value of caseFor(argument, `Query.${field}`).values(t)) {
       const result = await gql(t, `query ($value: ${type}) { ${field}(${argument}: $value) { ${selectionOf(target, 1)} } }`, { value });
-      expect({ value, data: result.data, codes: result.errors?.map((e) => e.extensions?.code) }).toEqual({ value, data: { [field]: null }, codes: ['NOT_FOUND'] });
+      expect({ value, data: result.data, codes: result.errors?.map((e) => e.extensions?.code) }).toEqual({
+        value,
+        data: { [field]: null },
+        codes: ['NOT_FOUND'],
+      });
     }
   }
 
@@ -183,8 +209,16 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
     for (const arg of uuidArguments) {
       for (const value of caseFor(arg.name, 'Mutation.createLead').values(t)) {
         const before = await countRows(server.db);
-        const result = await gql(t, `mutation ($value: ${arg.type.toString()}) { createLead(${arg.name}: $value, name: "x") { token link } }`, { value });
-        expect({ value, data: result.data, codes: result.errors?.map((e) => e.extensions?.code) }).toEqual({ value, data: null, codes: ['NOT_FOUND'] });
+        const result = await gql(
+          t,
+          `mutation ($value: ${arg.type.toString()}) { createLead(${arg.name}: $value, name: "x") { token link } }`,
+          { value },
+        );
+        expect({ value, data: result.data, codes: result.errors?.map((e) => e.extensions?.code) }).toEqual({
+          value,
+          data: null,
+          codes: ['NOT_FOUND'],
+        });
         expect(await countRows(server.db)).toEqual(before);
       }
     }
@@ -193,25 +227,36 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
   // ---------------------------------------------------------------------------------------------
 
   it('has a case for every REST operation and every GraphQL root field, and reaches every object type', () => {
-    const operations = Object.entries(openApi.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    const operations = Object.entries(openApi.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(operations.sort()).toEqual(Object.keys(REST_CASES).sort());
-    const rootFields = [schema.getQueryType(), schema.getMutationType()].flatMap((type) => Object.keys(type?.getFields() ?? {}).map((name) => `${type!.name}.${name}`));
+    const rootFields = [schema.getQueryType(), schema.getMutationType()].flatMap((type) =>
+      Object.keys(type?.getFields() ?? {}).map((name) => `${type!.name}.${name}`),
+    );
     expect(rootFields.sort()).toEqual(Object.keys(GRAPHQL_ROOT_CASES).sort());
     // Types only a mutation returns are covered by the mutation's own case.
     const mutationResults = Object.values(schema.getMutationType()?.getFields() ?? {}).map((f) => getNamedType(f.type).name);
     expect(unreachableTypes(schema, pathsToTypes(schema, required)).filter((name) => !mutationResults.includes(name))).toEqual([]);
   });
 
-  it.each(['GET /public/reports/', 'GET /public/users/', 'GET /public/dealerships/', 'GET /public/reports/{report_id}', 'GET /public/users/{user_id}', 'POST /public/reports/create-lead'])(
-    'REST %s: B by id, by every filter, by search: nothing of B',
-    async (operation) => {
-      await REST_CASES[operation]!();
+  it.each([
+    'GET /public/reports/',
+    'GET /public/users/',
+    'GET /public/dealerships/',
+    'GET /public/reports/{report_id}',
+    'GET /public/users/{user_id}',
+    'POST /public/reports/create-lead',
+  ])('REST %s: B by id, by every filter, by search: nothing of B', async (operation) => {
+    await REST_CASES[operation]!();
+  });
+
+  it.each(['Query.reports', 'Query.users', 'Query.dealerships', 'Query.report', 'Query.user', 'Mutation.createLead'])(
+    'GraphQL %s: nothing of B',
+    async (field) => {
+      await GRAPHQL_ROOT_CASES[field]!();
     },
   );
-
-  it.each(['Query.reports', 'Query.users', 'Query.dealerships', 'Query.report', 'Query.user', 'Mutation.createLead'])('GraphQL %s: nothing of B', async (field) => {
-    await GRAPHQL_ROOT_CASES[field]!();
-  });
 
   it('GraphQL: B’s values in every argument of every field, root and nested', async () => {
     let swept = 0;
@@ -223,7 +268,11 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
         const argumentCase = caseFor(arg.name, `${owner}.${field.name}`);
         for (const value of argumentCase.values(t)) {
           // a large page at the root, a smaller one under a list of parents (the cost budget multiplies them)
-          const others = literalArguments({ ...field, args: field.args.filter((a) => a.name !== arg.name) }, required, parent.length === 0 ? 1000 : 100);
+          const others = literalArguments(
+            { ...field, args: field.args.filter((a) => a.name !== arg.name) },
+            required,
+            parent.length === 0 ? 1000 : 100,
+          );
           const args = `${arg.name}: $value${others ? `, ${others.slice(1, -1)}` : ''}`;
           const itemType = getNamedType(target.getFields().items!.type) as GraphQLObjectType;
           const inner = `swept: ${field.name}(${args}) { total items { ${selectionOf(itemType, 0)} } }`;
@@ -257,16 +306,27 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
 
   it('the planted references to B resolve to nothing, in GraphQL and REST', async () => {
     const { rX, uA, dA, rB, uB } = t.planted;
-    const report = await gql(t, `{ report(report_id: "${rX}") { dealership { id } profile { id } contact { id } counter { token } notifications { id } organization { id } } }`);
-    expect(report).toEqual({ data: { report: { dealership: null, profile: null, contact: null, counter: null, notifications: [], organization: { id: t.a.id } } } });
-    const listed = await gql(t, `{ reports(token: "${rX}") { items { dealership { id } profile { id } contact { id } counter { token } } } }`);
+    const report = await gql(
+      t,
+      `{ report(report_id: "${rX}") { dealership { id } profile { id } contact { id } counter { token } notifications { id } organization { id } } }`,
+    );
+    expect(report).toEqual({
+      data: { report: { dealership: null, profile: null, contact: null, counter: null, notifications: [], organization: { id: t.a.id } } },
+    });
+    const listed = await gql(
+      t,
+      `{ reports(token: "${rX}") { items { dealership { id } profile { id } contact { id } counter { token } } } }`,
+    );
     expect(listed).toEqual({ data: { reports: { items: [{ dealership: null, profile: null, contact: null, counter: null }] } } });
     const user = await gql(t, `{ user(user_id: "${uA}") { dealership { id } reports(limit: 1000) { items { token } } } }`);
     expect(user.data!.user).toMatchObject({ dealership: null });
     expect(((user.data!.user as Json).reports as { items: Json[] }).items.map(idOf)).not.toContain(rB);
 
-    const dealerships = await gql(t, `{ dealerships(limit: 100) { items { id user_count users(limit: 100) { items { id } } reports(limit: 100) { items { token } } } } }`);
-    const dealership = ((dealerships.data!.dealerships as { items: Json[] }).items).find((d) => d.id === dA)!;
+    const dealerships = await gql(
+      t,
+      `{ dealerships(limit: 100) { items { id user_count users(limit: 100) { items { id } } reports(limit: 100) { items { token } } } } }`,
+    );
+    const dealership = (dealerships.data!.dealerships as { items: Json[] }).items.find((d) => d.id === dA)!;
     expect((dealership.users as { items: Json[] }).items.map(idOf)).not.toContain(uB);
     expect((dealership.reports as { items: Json[] }).items.map(idOf)).not.toContain(rB);
     // user_count counts A's active users of the dealership, not B's user planted on it
@@ -295,10 +355,18 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
     expect(replayed).toEqual({ status: 404, body: { detail: 'Dealership not found' } });
     expect(await countRows(server.db)).toEqual(before);
     // the same key on A's own dealership: a new lead of A, not B's token
-    const own = await restPost(t, '/public/reports/create-lead', { ...bLead.body, dealership: t.planted.dA }, { 'idempotency-key': bLead.idempotencyKey });
+    const own = await restPost(
+      t,
+      '/public/reports/create-lead',
+      { ...bLead.body, dealership: t.planted.dA },
+      { 'idempotency-key': bLead.idempotencyKey },
+    );
     expect(own.status).toBe(201);
     expect(own.body.token).not.toBe(bLead.token);
-    const created = await server.db.prisma.report.findUniqueOrThrow({ where: { token: own.body.token as string }, select: { organization_id: true } });
+    const created = await server.db.prisma.report.findUniqueOrThrow({
+      where: { token: own.body.token as string },
+      select: { organization_id: true },
+    });
     expect(created.organization_id).toBe(t.a.id);
     // and GraphQL with B's key on B's idempotency key still replays B's own lead only for B
     const bReplay = await fetch(`${server.url}/public/reports/create-lead`, {

@@ -55,8 +55,17 @@ export interface Tenants {
 
 const DAY_MS = 86_400_000;
 
-async function postJson(url: string, key: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key, ...headers }, body: JSON.stringify(body) });
+async function postJson(
+  url: string,
+  key: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key, ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -94,7 +103,10 @@ export async function plantCrossLinks(server: TestServer): Promise<Tenants> {
   const uB = ofB(dataset.users).find((u) => u.is_active)!.id;
   const uB1 = ofB(dataset.users).filter((u) => u.id !== uB)[0]!.id;
 
-  await prisma.report.update({ where: { token: rX }, data: { dealership_id: dB, profile_id: uB1, contact_id: cB, counter_id: tB, created_at: future, updated_at: future } });
+  await prisma.report.update({
+    where: { token: rX },
+    data: { dealership_id: dB, profile_id: uB1, contact_id: cB, counter_id: tB, created_at: future, updated_at: future },
+  });
   await prisma.report.update({ where: { token: rB }, data: { dealership_id: dA, profile_id: uA, created_at: future, updated_at: future } });
   await prisma.user.update({ where: { id: uA }, data: { dealership_id: dB } });
   await prisma.user.update({ where: { id: uB }, data: { dealership_id: dA, is_active: true, created_at: future } });
@@ -113,7 +125,13 @@ export async function plantCrossLinks(server: TestServer): Promise<Tenants> {
   ]);
 
   // B's texts, kept only when nothing of A contains them (case-insensitively).
-  const aText = JSON.stringify([dataset.organizations.filter((o) => o.id === a.id), ofA(dataset.entities), ofA(dataset.dealerships), ofA(dataset.users), ofA(dataset.reports)]).toLowerCase();
+  const aText = JSON.stringify([
+    dataset.organizations.filter((o) => o.id === a.id),
+    ofA(dataset.entities),
+    ofA(dataset.dealerships),
+    ofA(dataset.users),
+    ofA(dataset.reports),
+  ]).toLowerCase();
   const candidates = [
     orgB!.name,
     ...ofB(dataset.entities).map((e) => e.name),
@@ -124,7 +142,9 @@ export async function plantCrossLinks(server: TestServer): Promise<Tenants> {
     bLeadBody.email,
     bLeadBody.folder_name,
   ];
-  const bSecrets = [...new Set(candidates.filter((t): t is string => typeof t === 'string' && t.length >= 6 && !aText.includes(t.toLowerCase())))];
+  const bSecrets = [
+    ...new Set(candidates.filter((t): t is string => typeof t === 'string' && t.length >= 6 && !aText.includes(t.toLowerCase()))),
+  ];
 
   return {
     server,
@@ -151,7 +171,8 @@ export function leaksIn(t: Tenants, body: unknown): string[] {
     const { value, path } = pending.pop()!;
     if (!isObject(value)) continue;
     if (!Array.isArray(value)) {
-      if (typeof value.organization_id === 'string' && value.organization_id !== t.a.id) leaks.push(`${path}.organization_id is ${value.organization_id}`);
+      if (typeof value.organization_id === 'string' && value.organization_id !== t.a.id)
+        leaks.push(`${path}.organization_id is ${value.organization_id}`);
       for (const key of ['id', 'token']) {
         if (typeof value[key] === 'string' && t.bIdentities.has(value[key] as string)) leaks.push(`${path}.${key} is B's ${value[key]}`);
       }

@@ -29,7 +29,9 @@ export const IDEMPOTENCY_KEY_PARAMETER: GraphQLArgument = {
 };
 
 /** The header's value, or the 422 item for it. */
-export function checkIdempotencyKey(header: string | string[] | undefined): { ok: true; value?: string } | { ok: false; item: InputErrorItem } {
+export function checkIdempotencyKey(
+  header: string | string[] | undefined,
+): { ok: true; value?: string } | { ok: false; item: InputErrorItem } {
   const raw = Array.isArray(header) ? header[header.length - 1] : header;
   if (raw === undefined) return { ok: true };
   const checked = checkFieldRules(RULES, raw);

@@ -27,7 +27,8 @@ export function unstorableReason(value: unknown): Unstorable | null {
     if (typeof current === 'string') {
       if (UNSTORABLE_TEXT.test(current)) return BAD_TEXT;
     } else if (typeof current === 'object' && current !== null && !(current instanceof Date)) {
-      if (depth >= MAX_JSON_ARGUMENT_DEPTH) return { reason: `JSON nested more than ${MAX_JSON_ARGUMENT_DEPTH} levels deep`, tooDeep: true };
+      if (depth >= MAX_JSON_ARGUMENT_DEPTH)
+        return { reason: `JSON nested more than ${MAX_JSON_ARGUMENT_DEPTH} levels deep`, tooDeep: true };
       for (const [key, item] of Object.entries(current)) {
         if (UNSTORABLE_TEXT.test(key)) return BAD_TEXT;
         pending.push({ value: item, depth: depth + 1 });

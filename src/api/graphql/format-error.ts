@@ -78,7 +78,12 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   // Logged (once, as a warning) by the log-errors plugin, with the request's id.
   const databaseFailure = databaseFailureOf(error);
   if (databaseFailure) {
-    return { message: databaseFailure.message, locations, path, extensions: { code: 'SERVICE_UNAVAILABLE', retryAfter: DATABASE_RETRY_AFTER_SECONDS } };
+    return {
+      message: databaseFailure.message,
+      locations,
+      path,
+      extensions: { code: 'SERVICE_UNAVAILABLE', retryAfter: DATABASE_RETRY_AFTER_SECONDS },
+    };
   }
   // Apollo's request errors that carry a 4xx status but no code (e.g. a persisted query's hash
   // that does not match) are the client's fault.

@@ -3,7 +3,16 @@
  * uses, so the document and the behaviour cannot drift apart.
  */
 
-import { type GraphQLArgument, type GraphQLInputType, type GraphQLScalarType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType } from 'graphql';
+import {
+  type GraphQLArgument,
+  type GraphQLInputType,
+  type GraphQLScalarType,
+  getNullableType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+} from 'graphql';
 import { rulesOf, type InputRule } from '../../shared/schema/input-rules';
 import { restSpellingOfEnumValue, SCALAR } from '../contract/validation/coerce';
 import { GRAPHQL_INT_RANGE } from '../contract/validation/graphql-int-range';

@@ -301,4 +301,3 @@ function selectionSetOf(selection: string): SelectionSetNode {
   const operation = parse(`{ ${selection} }`).definitions[0] as OperationDefinitionNode;
   return operation.selectionSet;
 }
-

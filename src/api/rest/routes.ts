@@ -22,10 +22,34 @@ export const REST_BASE_PATH = '/public';
 
 export const REST_ROUTES: readonly RestRoute[] = [
   { field: 'Query.reports', method: 'GET', path: '/reports/', status: 200, summary: 'List reports', tag: 'reports' },
-  { field: 'Mutation.createLead', method: 'POST', path: '/reports/create-lead', status: 201, summary: 'Create a lead report', tag: 'reports', notFound: 'Dealership not found' },
-  { field: 'Query.report', method: 'GET', path: '/reports/:report_id', status: 200, summary: 'Fetch one report', tag: 'reports', notFound: 'Report not found' },
+  {
+    field: 'Mutation.createLead',
+    method: 'POST',
+    path: '/reports/create-lead',
+    status: 201,
+    summary: 'Create a lead report',
+    tag: 'reports',
+    notFound: 'Dealership not found',
+  },
+  {
+    field: 'Query.report',
+    method: 'GET',
+    path: '/reports/:report_id',
+    status: 200,
+    summary: 'Fetch one report',
+    tag: 'reports',
+    notFound: 'Report not found',
+  },
   { field: 'Query.users', method: 'GET', path: '/users/', status: 200, summary: 'List users', tag: 'users' },
-  { field: 'Query.user', method: 'GET', path: '/users/:user_id', status: 200, summary: 'Fetch one user', tag: 'users', notFound: 'User not found' },
+  {
+    field: 'Query.user',
+    method: 'GET',
+    path: '/users/:user_id',
+    status: 200,
+    summary: 'Fetch one user',
+    tag: 'users',
+    notFound: 'User not found',
+  },
   { field: 'Query.dealerships', method: 'GET', path: '/dealerships/', status: 200, summary: 'List dealerships', tag: 'dealerships' },
 ];
 
@@ -45,8 +69,7 @@ export function matchRoutes(path: string): RestRoute[] {
   return REST_ROUTES.filter((route) => {
     const template = `${REST_BASE_PATH}${route.path}`.split('/');
     return (
-      template.length === segments.length &&
-      template.every((part, i) => (part.startsWith(':') ? segments[i] !== '' : part === segments[i]))
+      template.length === segments.length && template.every((part, i) => (part.startsWith(':') ? segments[i] !== '' : part === segments[i]))
     );
   });
 }

@@ -34,7 +34,11 @@ export function sofaRouter(schema: GraphQLSchema) {
     execute: (async (args: ExecutionArgs) => {
       const { route, context, document, variables } = args.contextValue as RestExecution;
       const result = (await execute({ schema, document, variableValues: variables, contextValue: context })) as ExecutionResult;
-      if (result.errors) answers.set(result.errors, restErrorFromExecution(result.errors, (name) => locationOf(route, name), context.log));
+      if (result.errors)
+        answers.set(
+          result.errors,
+          restErrorFromExecution(result.errors, (name) => locationOf(route, name), context.log),
+        );
       return result;
     }) as typeof execute,
     errorHandler: (errors) => {

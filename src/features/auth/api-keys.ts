@@ -34,12 +34,7 @@ export function generateApiKey(environment = 'live'): string {
   return `vr_${environment}_${randomBytes(24).toString('base64url')}`;
 }
 
-export async function issueApiKey(
-  prisma: PrismaClient,
-  organizationId: string,
-  name: string,
-  environment = 'live',
-): Promise<IssuedApiKey> {
+export async function issueApiKey(prisma: PrismaClient, organizationId: string, name: string, environment = 'live'): Promise<IssuedApiKey> {
   const key = generateApiKey(environment);
   const row = await prisma.apiKey.create({
     data: { organization_id: organizationId, name, prefix: key.slice(0, DISPLAY_PREFIX_LENGTH), digest: digestOf(key) },

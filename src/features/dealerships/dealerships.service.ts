@@ -8,25 +8,26 @@ const DEFAULT_DEALERSHIP_ORDER: OrderTerm[] = [
   { field: 'name', descending: false },
 ];
 
-const dealershipSelect = (organizationId: string) => ({
-  id: true,
-  name: true,
-  created_at: true,
-  updated_at: true,
-  organization_id: true,
-  entity_id: true,
-  address: true,
-  logo: true,
-  illustration_img: true,
-  more_info: true,
-  siret: true,
-  position: true,
-  headquarter: true,
-  brands: true,
-  // user_count: active users only (api-behaviour.md), and only the organization's own (a user of
-  // another organization attached to this dealership by bad data is not counted: test/tenancy)
-  _count: { select: { users: { where: { is_active: true, organization_id: organizationId } } } },
-}) satisfies Prisma.DealershipSelect;
+const dealershipSelect = (organizationId: string) =>
+  ({
+    id: true,
+    name: true,
+    created_at: true,
+    updated_at: true,
+    organization_id: true,
+    entity_id: true,
+    address: true,
+    logo: true,
+    illustration_img: true,
+    more_info: true,
+    siret: true,
+    position: true,
+    headquarter: true,
+    brands: true,
+    // user_count: active users only (api-behaviour.md), and only the organization's own (a user of
+    // another organization attached to this dealership by bad data is not counted: test/tenancy)
+    _count: { select: { users: { where: { is_active: true, organization_id: organizationId } } } },
+  }) satisfies Prisma.DealershipSelect;
 
 type DealershipRow = Prisma.DealershipGetPayload<{ select: ReturnType<typeof dealershipSelect> }>;
 
@@ -52,11 +53,7 @@ export async function listDealerships(
   return { items: rows.map(toDealership), limit, offset, total };
 }
 
-export async function findDealerships(
-  prisma: PrismaClient,
-  organizationId: string,
-  ids: readonly string[],
-): Promise<Dealership[]> {
+export async function findDealerships(prisma: PrismaClient, organizationId: string, ids: readonly string[]): Promise<Dealership[]> {
   const rows = await prisma.dealership.findMany({
     where: { organization_id: organizationId, id: { in: [...ids] } },
     select: dealershipSelect(organizationId),

@@ -124,8 +124,22 @@ export async function createLead(prisma: PrismaClient, request: CreateLeadReques
         select: { token: true },
       });
       const outbox: Prisma.NotificationOutboxCreateManyInput[] = [];
-      if (input.sendEmail && input.email) outbox.push({ report_token: token, organization_id: organizationId, channel: 'email', recipient: input.email, payload: { ...payload } });
-      if (input.sendPhone && input.phone) outbox.push({ report_token: token, organization_id: organizationId, channel: 'sms', recipient: input.phone, payload: { ...payload } });
+      if (input.sendEmail && input.email)
+        outbox.push({
+          report_token: token,
+          organization_id: organizationId,
+          channel: 'email',
+          recipient: input.email,
+          payload: { ...payload },
+        });
+      if (input.sendPhone && input.phone)
+        outbox.push({
+          report_token: token,
+          organization_id: organizationId,
+          channel: 'sms',
+          recipient: input.phone,
+          payload: { ...payload },
+        });
       if (outbox.length > 0) await tx.notificationOutbox.createMany({ data: outbox });
 
       const response: CreatedLead = { token, link };

@@ -5,7 +5,10 @@
  */
 const REASONS: [RegExp, string][] = [
   [/timed? ?out|timeout|abort/i, 'the provider did not answer in time; retrying'],
-  [/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|ENETUNREACH|EPIPE|socket|connect/i, 'the provider could not be reached; retrying'],
+  [
+    /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|ENETUNREACH|EPIPE|socket|connect/i,
+    'the provider could not be reached; retrying',
+  ],
   [/\b(4\d\d)\b/, 'the provider refused the message'],
   [/\b(5\d\d)\b/, 'the provider failed to accept the message'],
 ];

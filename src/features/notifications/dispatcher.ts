@@ -145,7 +145,8 @@ export class OutboxDispatcher {
     }
 
     const gaveUp = failure !== null && attempt >= this.options.maxAttempts;
-    const delayMs = failure === null || gaveUp ? 0 : retryDelayMs(attempt, { baseMs: this.options.backoffBaseMs, maxMs: this.options.backoffMaxMs });
+    const delayMs =
+      failure === null || gaveUp ? 0 : retryDelayMs(attempt, { baseMs: this.options.backoffBaseMs, maxMs: this.options.backoffMaxMs });
     const status = failure === null ? 'sent' : gaveUp ? 'failed' : 'pending';
     const owned = await this.prisma.$transaction(async (tx) => {
       const updated = await tx.$executeRaw`

@@ -14,7 +14,8 @@ export enum NotificationStatusKind {
 }
 registerEnumType(NotificationStatusKind, {
   name: 'NotificationStatus',
-  description: 'pending: queued or waiting for a retry; sent: accepted by the SMTP server or SMS provider; failed: gave up after the last attempt',
+  description:
+    'pending: queued or waiting for a retry; sent: accepted by the SMTP server or SMS provider; failed: gave up after the last attempt',
 });
 
 /** A lead notification (one outbox row) as a client sees it: the recipient masked. */

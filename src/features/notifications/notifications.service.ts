@@ -12,7 +12,17 @@ export async function notificationsByReport(
   const rows = await prisma.notificationOutbox.findMany({
     where: { organization_id: organizationId, report_token: { in: [...reportTokens] } },
     orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
-    select: { id: true, report_token: true, channel: true, recipient: true, status: true, attempts: true, last_error: true, sent_at: true, created_at: true },
+    select: {
+      id: true,
+      report_token: true,
+      channel: true,
+      recipient: true,
+      status: true,
+      attempts: true,
+      last_error: true,
+      sent_at: true,
+      created_at: true,
+    },
   });
   const byReport = new Map<string, Notification[]>(reportTokens.map((token) => [token, []]));
   for (const { report_token, recipient, last_error, ...row } of rows) {

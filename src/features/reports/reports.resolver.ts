@@ -18,7 +18,11 @@ import { listReports } from './reports.service';
 export class ReportsResolver {
   @Statements(2)
   @Query(() => ReportPage, { description: 'List reports (spec 4.1), newest first by default' })
-  reports(@Args(() => ReportsArgs) args: ReportsArgs, @Ctx() context: RequestContext, @Info() info: GraphQLResolveInfo): Promise<ReportPage> {
+  reports(
+    @Args(() => ReportsArgs) args: ReportsArgs,
+    @Ctx() context: RequestContext,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<ReportPage> {
     const organizationId = requireOrganization(context);
     const { limit, offset, order_by, ...filters } = args;
     return listReports(context.reads, organizationId, filters, { limit, offset, order_by }, selectsField(info, 'total'));
@@ -27,7 +31,8 @@ export class ReportsResolver {
   @Statements(1)
   @Query(() => Report, {
     nullable: true,
-    description: 'Fetch one full report (spec 4.2). Null, with a NOT_FOUND error, when the organization has no such report: sibling fields keep their data.',
+    description:
+      'Fetch one full report (spec 4.2). Null, with a NOT_FOUND error, when the organization has no such report: sibling fields keep their data.',
   })
   async report(@Arg('report_id', () => UUID) reportId: string, @Ctx() context: RequestContext): Promise<Report> {
     requireOrganization(context);

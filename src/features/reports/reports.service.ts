@@ -62,9 +62,7 @@ export async function listReportsByGroup(
     prisma.$queryRaw<CompactReportRow[]>(groupedReportPageSql(column, groupIds, query)),
     prisma.$queryRaw<{ group_id: string; total: number }[]>(groupedReportCountSql(column, groupIds, organizationId, filters)),
   ]);
-  const pages = new Map<string, Page<ReportCompact>>(
-    groupIds.map((id) => [id, { items: [], limit, offset, total: 0 }]),
-  );
+  const pages = new Map<string, Page<ReportCompact>>(groupIds.map((id) => [id, { items: [], limit, offset, total: 0 }]));
   for (const count of counts) pages.get(count.group_id)!.total = Number(count.total);
   for (const row of rows) pages.get(row[column] as string)?.items.push(toCompactReport(row));
   return pages;

@@ -27,11 +27,7 @@ function userOrder(raw: string | null | undefined): Prisma.UserOrderByWithRelati
   return prismaOrderBy<Prisma.UserOrderByWithRelationInput>(orderTerms(raw, USER_ORDER_FIELDS, DEFAULT_USER_ORDER), 'id');
 }
 
-export async function listUsers(
-  prisma: PrismaClient,
-  organizationId: string,
-  args: Partial<UsersArgs>,
-): Promise<Page<User>> {
+export async function listUsers(prisma: PrismaClient, organizationId: string, args: Partial<UsersArgs>): Promise<Page<User>> {
   const { limit, offset } = pageBounds(args);
   const where: Prisma.UserWhereInput = {
     AND: [

@@ -174,7 +174,11 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       } finally {
         // RESET goes back to the start-up value; a connection that cannot even do that is discarded.
         let broken: Error | undefined;
-        if (timeout) broken = await client.query('RESET statement_timeout').then(() => undefined, (error: Error) => error);
+        if (timeout)
+          broken = await client.query('RESET statement_timeout').then(
+            () => undefined,
+            (error: Error) => error,
+          );
         client.release(broken);
       }
     },

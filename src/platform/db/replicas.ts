@@ -206,7 +206,8 @@ export function routedClient(shape: PrismaClient, execute: (invoke: Invoke) => P
       const value = Reflect.get(target, property) as unknown;
       let view: unknown;
       if (typeof property === 'string' && ROUTED_METHODS.has(property) && typeof value === 'function') {
-        view = (...args: unknown[]) => execute((client) => (client as unknown as Record<string, (...a: unknown[]) => PromiseLike<unknown>>)[property]!(...args));
+        view = (...args: unknown[]) =>
+          execute((client) => (client as unknown as Record<string, (...a: unknown[]) => PromiseLike<unknown>>)[property]!(...args));
       } else if (typeof property === 'string' && !property.startsWith('$') && typeof value === 'object' && value !== null) {
         // A model delegate (prisma.report…): each of its methods is a statement.
         const delegateViews = new Map<PropertyKey, unknown>();
@@ -218,7 +219,9 @@ export function routedClient(shape: PrismaClient, execute: (invoke: Invoke) => P
             if (!routed) {
               routed = (...args: unknown[]) =>
                 execute((client) => {
-                  const model = (client as unknown as Record<string, Record<PropertyKey, (...a: unknown[]) => PromiseLike<unknown>>>)[property]!;
+                  const model = (client as unknown as Record<string, Record<PropertyKey, (...a: unknown[]) => PromiseLike<unknown>>>)[
+                    property
+                  ]!;
                   return model[method]!(...args);
                 });
               delegateViews.set(method, routed);

@@ -56,7 +56,9 @@ export function limitStatements(prisma: PrismaClient, limit: number | Semaphore)
         view = new Proxy(value, {
           get(delegate, method, delegateReceiver) {
             const member = Reflect.get(delegate, method, delegateReceiver) as unknown;
-            return typeof member === 'function' ? throughSemaphore(delegate, member as (...args: unknown[]) => PromiseLike<unknown>) : member;
+            return typeof member === 'function'
+              ? throughSemaphore(delegate, member as (...args: unknown[]) => PromiseLike<unknown>)
+              : member;
           },
         });
       } else {

@@ -36,37 +36,38 @@ export function recordOrganization(res: ServerResponse, organizationId: string |
 /** pino-http's own error for a 5xx without one: a stack of its internals, not ours. */
 const isSyntheticError = (res: ServerResponse, error: Error) => error.message === `failed with status code ${res.statusCode}`;
 
-export const accessLog = (routeTemplateOf: RouteTemplateOf) => pinoHttp({
-  logger,
-  genReqId: (req: IncomingMessage, res: ServerResponse) => {
-    const id = requestIdOf(req);
-    res.setHeader('x-request-id', id);
-    return id;
-  },
-  // The URL's query string may carry personal data (search=, vin=): log the path only.
-  serializers: {
-    req: (req: { id: string; method: string; url: string }) => {
-      const path = req.url.split('?')[0]!;
-      return { id: req.id, method: req.method, route: routeTemplateOf(req.method, path), path };
+export const accessLog = (routeTemplateOf: RouteTemplateOf) =>
+  pinoHttp({
+    logger,
+    genReqId: (req: IncomingMessage, res: ServerResponse) => {
+      const id = requestIdOf(req);
+      res.setHeader('x-request-id', id);
+      return id;
     },
-    res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-  },
-  customProps: (_req, res) => {
-    const organizationId = (res as ServerResponse & { locals?: Record<string, unknown> }).locals?.organizationId;
-    return organizationId ? { organization_id: organizationId } : {};
-  },
-  // A 503 is a deliberate answer (database away, deadline passed) whose cause is logged where it is
-  // decided: a warning here, not an error with a stack.
-  customLogLevel: (_req, res, error) => {
-    if (error && !isSyntheticError(res, error)) return 'error';
-    if (res.statusCode === 503) return 'warn';
-    return res.statusCode >= 500 ? 'error' : 'info';
-  },
-  customErrorObject: (_req, res, error, fields) => {
-    if (!isSyntheticError(res, error)) return fields;
-    const { err: _synthetic, ...rest } = fields as Record<string, unknown>;
-    return rest;
-  },
-  // Probes and scrapes come every few seconds: they would drown the log.
-  autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
-});
+    // The URL's query string may carry personal data (search=, vin=): log the path only.
+    serializers: {
+      req: (req: { id: string; method: string; url: string }) => {
+        const path = req.url.split('?')[0]!;
+        return { id: req.id, method: req.method, route: routeTemplateOf(req.method, path), path };
+      },
+      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+    },
+    customProps: (_req, res) => {
+      const organizationId = (res as ServerResponse & { locals?: Record<string, unknown> }).locals?.organizationId;
+      return organizationId ? { organization_id: organizationId } : {};
+    },
+    // A 503 is a deliberate answer (database away, deadline passed) whose cause is logged where it is
+    // decided: a warning here, not an error with a stack.
+    customLogLevel: (_req, res, error) => {
+      if (error && !isSyntheticError(res, error)) return 'error';
+      if (res.statusCode === 503) return 'warn';
+      return res.statusCode >= 500 ? 'error' : 'info';
+    },
+    customErrorObject: (_req, res, error, fields) => {
+      if (!isSyntheticError(res, error)) return fields;
+      const { err: _synthetic, ...rest } = fields as Record<string, unknown>;
+      return rest;
+    },
+    // Probes and scrapes come every few seconds: they would drown the log.
+    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
+  });

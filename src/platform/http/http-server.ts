@@ -22,7 +22,11 @@ export interface HttpServerLimits {
 function statusFor(code: string | undefined): { status: number; reason: string; detail: string } {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, reason: 'Request Header Fields Too Large', detail: `Request headers too large (more than ${MAX_HEADER_BYTES} bytes)` };
+      return {
+        status: 431,
+        reason: 'Request Header Fields Too Large',
+        detail: `Request headers too large (more than ${MAX_HEADER_BYTES} bytes)`,
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return { status: 408, reason: 'Request Timeout', detail: 'Request not received in time' };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':

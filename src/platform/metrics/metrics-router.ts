@@ -58,7 +58,10 @@ export function metricsEndpoint(metrics: AppMetrics, token: string | undefined):
       }
     }
     const registry = Registry.merge([processMetricsRegistry(), metrics.registry]);
-    res.set('cache-control', 'no-store').type(registry.contentType).send(await registry.metrics());
+    res
+      .set('cache-control', 'no-store')
+      .type(registry.contentType)
+      .send(await registry.metrics());
   });
   return router;
 }

@@ -14,7 +14,19 @@ export type ApiInterface = 'rest' | 'graphql';
 const ATTEMPT_OUTCOMES = { sent: 'sent', pending: 'retrying', failed: 'failed' } as const;
 
 /** The statement kinds worth telling apart; anything else is `other`. */
-const SQL_OPERATIONS = new Set(['select', 'insert', 'update', 'delete', 'with', 'begin', 'commit', 'rollback', 'savepoint', 'release', 'set']);
+const SQL_OPERATIONS = new Set([
+  'select',
+  'insert',
+  'update',
+  'delete',
+  'with',
+  'begin',
+  'commit',
+  'rollback',
+  'savepoint',
+  'release',
+  'set',
+]);
 
 export interface AppMetrics {
   registry: Registry;

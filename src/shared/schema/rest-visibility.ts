@@ -3,12 +3,7 @@
  * except GraphQL-only relations, whatever sofa's default depth would select. A field marks itself
  * with type-graphql's `@Extensions`, so a new plain field appears in REST with no REST change.
  */
-import {
-  getNamedType,
-  isObjectType,
-  type GraphQLField,
-  type GraphQLObjectType,
-} from 'graphql';
+import { getNamedType, isObjectType, type GraphQLField, type GraphQLObjectType } from 'graphql';
 
 interface RestExtension {
   /** false: GraphQL only; a string: the selection REST uses for this field */

@@ -21,10 +21,12 @@ export const UUID = new GraphQLScalarType({
  */
 export const DateTimeISO = new GraphQLScalarType({
   ...DateTimeISOResolver.toConfig(),
-  serialize: (value) => (value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : DateTimeISOResolver.serialize(value)),
+  serialize: (value) =>
+    value instanceof Date && !Number.isNaN(value.getTime()) ? value.toISOString() : DateTimeISOResolver.serialize(value),
   parseValue: (value) => parseDateTime(value),
   parseLiteral: (ast) => {
-    if (ast.kind !== Kind.STRING) throw new GraphQLError(`DateTimeISO takes a string, got a ${ast.kind.toLowerCase()} value`, { nodes: ast });
+    if (ast.kind !== Kind.STRING)
+      throw new GraphQLError(`DateTimeISO takes a string, got a ${ast.kind.toLowerCase()} value`, { nodes: ast });
     return parseDateTime(ast.value);
   },
 });

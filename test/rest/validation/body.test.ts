@@ -34,9 +34,7 @@ describe('JSON body arguments', () => {
 
   it('a missing required field: missing, with the whole body as input (Pydantic model)', () => {
     const body = { email: 'a@b.c' };
-    expect(errorsOf(createLead(body))).toEqual([
-      { type: 'missing', loc: ['body', 'dealership'], msg: 'Field required', input: body },
-    ]);
+    expect(errorsOf(createLead(body))).toEqual([{ type: 'missing', loc: ['body', 'dealership'], msg: 'Field required', input: body }]);
   });
 
   it('wrong JSON types give the type errors of Pydantic, all at once', () => {

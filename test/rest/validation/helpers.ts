@@ -8,8 +8,17 @@ export const SDL = /* GraphQL */ `
   scalar DateTimeISO
   scalar JSON
 
-  enum ReportType { inspection counter_inspection after_sale marketing }
-  enum Lang { fr en es }
+  enum ReportType {
+    inspection
+    counter_inspection
+    after_sale
+    marketing
+  }
+  enum Lang {
+    fr
+    en
+    es
+  }
 
   type Query {
     reports(

@@ -21,8 +21,20 @@ describe('query parameters: defaults and valid spellings', () => {
   });
 
   it.each([
-    ['true', true], ['TRUE', true], ['1', true], ['yes', true], ['On', true], ['t', true], ['Y', true],
-    ['false', false], ['False', false], ['0', false], ['no', false], ['off', false], ['f', false], ['N', false],
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['yes', true],
+    ['On', true],
+    ['t', true],
+    ['Y', true],
+    ['false', false],
+    ['False', false],
+    ['0', false],
+    ['no', false],
+    ['off', false],
+    ['f', false],
+    ['N', false],
   ])('Boolean %j → %j', (raw, expected) => {
     expect(variablesOf(listReports({ valid: raw })).valid).toBe(expected);
   });
@@ -280,9 +292,7 @@ describe('path parameters and required arguments', () => {
   });
 
   it('a missing required parameter: missing, input null (FastAPI get_missing_field_error)', () => {
-    expect(errorsOf(validateReport({}))).toEqual([
-      { type: 'missing', loc: ['path', 'report_id'], msg: 'Field required', input: null },
-    ]);
+    expect(errorsOf(validateReport({}))).toEqual([{ type: 'missing', loc: ['path', 'report_id'], msg: 'Field required', input: null }]);
     const asQuery = validateArguments({ args: reportArgs, locationOf: () => 'query', query: {}, path: {}, body: undefined });
     expect(errorsOf(asQuery)).toEqual([{ type: 'missing', loc: ['query', 'report_id'], msg: 'Field required', input: null }]);
   });

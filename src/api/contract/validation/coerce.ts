@@ -121,9 +121,7 @@ function coerceDateTime(raw: unknown): Coercion {
   const parsed = parseDateTimeLikePydantic(text);
   if (parsed.ok) return ok(parsed.value);
   return fail(
-    parsed.type === 'datetime_parsing'
-      ? errors.datetimeParsing(raw, parsed.reason)
-      : errors.datetimeFromDateParsing(raw, parsed.reason),
+    parsed.type === 'datetime_parsing' ? errors.datetimeParsing(raw, parsed.reason) : errors.datetimeFromDateParsing(raw, parsed.reason),
   );
 }
 

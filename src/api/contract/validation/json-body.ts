@@ -31,7 +31,10 @@ export interface PythonJsonDecodeError {
 }
 
 class DecodeError extends Error {
-  constructor(readonly msg: string, readonly pos: number) {
+  constructor(
+    readonly msg: string,
+    readonly pos: number,
+  ) {
     super(msg);
   }
 }

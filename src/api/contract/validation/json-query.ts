@@ -36,7 +36,10 @@ const MESSAGES = {
 type JsonErrorKind = keyof typeof MESSAGES;
 
 class JiterError extends Error {
-  constructor(readonly kind: JsonErrorKind, readonly index: number) {
+  constructor(
+    readonly kind: JsonErrorKind,
+    readonly index: number,
+  ) {
     super(MESSAGES[kind]);
   }
 }
@@ -270,7 +273,7 @@ class JiterLikeParser {
       if (byte === QUOTE) {
         parts.push(data.toString('utf8', chunkStart, index));
         this.index = index + 1;
-        return parts.join("");
+        return parts.join('');
       }
       if (byte < 0x20) throw new JiterError('ControlCharacterWhileParsingString', index);
       if (byte !== BACKSLASH) {

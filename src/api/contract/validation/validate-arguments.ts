@@ -40,9 +40,7 @@ export interface ValidationInput {
   rulesOf?: (arg: GraphQLArgument) => readonly InputRule[];
 }
 
-export type ValidationResult =
-  | { ok: true; variables: Record<string, unknown> }
-  | { ok: false; errors: PydanticErrorItem[] };
+export type ValidationResult = { ok: true; variables: Record<string, unknown> } | { ok: false; errors: PydanticErrorItem[] };
 
 /** FastAPI's order of parameter sources. */
 const LOCATION_ORDER: readonly Location[] = ['path', 'query', 'header', 'body'];
@@ -157,13 +155,7 @@ function validateBody(
 
 type ValueResult = { ok: true; value: unknown } | { ok: false; errors: PydanticErrorItem[] };
 
-function coerceValue(
-  type: GraphQLInputType,
-  raw: unknown,
-  source: Source,
-  loc: LocSegment[],
-  rules: readonly InputRule[],
-): ValueResult {
+function coerceValue(type: GraphQLInputType, raw: unknown, source: Source, loc: LocSegment[], rules: readonly InputRule[]): ValueResult {
   // JSON null: fine for a nullable type (`X | None`); for a non-null one the type's own
   // error, e.g. `bool_type` for `sendEmail: null` (Pydantic's `bool = False`).
   if (raw === null && !isNonNullType(type)) return { ok: true, value: null };

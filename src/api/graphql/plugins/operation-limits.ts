@@ -10,8 +10,7 @@ import { chargeRequest, type ApiServices } from '../../request-context';
 import { requestError } from '../format-error';
 import { MAX_QUERY_COST, MAX_ROOT_FIELDS, MAX_STATEMENTS_PER_OPERATION, operationCost } from '../operation-cost';
 
-const tooComplex = (message: string, extra: Record<string, unknown>) =>
-  requestError(new AppError('QUERY_TOO_COMPLEX', message, { extra }));
+const tooComplex = (message: string, extra: Record<string, unknown>) => requestError(new AppError('QUERY_TOO_COMPLEX', message, { extra }));
 
 export function operationLimitsPlugin(schema: GraphQLSchema, services: ApiServices): ApolloServerPlugin<RequestContext> {
   return {

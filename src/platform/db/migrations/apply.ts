@@ -68,9 +68,7 @@ export async function applyMigrations(session: SqlSession, migrations = readMigr
     );
     const unfinished = rows.find((row) => row.finished_at === null);
     if (unfinished) {
-      throw new Error(
-        `migration ${unfinished.migration_name} was started and never finished; resolve it before applying more`,
-      );
+      throw new Error(`migration ${unfinished.migration_name} was started and never finished; resolve it before applying more`);
     }
     const done = new Map(rows.map((row) => [row.migration_name, row.checksum]));
     const result: MigrationResult = { applied: [], alreadyApplied: [] };
@@ -106,9 +104,7 @@ export async function applyMigrations(session: SqlSession, migrations = readMigr
 
 /** Names of migrations in prisma/migrations not yet recorded as applied (empty = up to date). */
 export async function pendingMigrations(session: SqlSession, migrations = readMigrations()): Promise<string[]> {
-  const table = await session.query<{ exists: boolean }>(
-    `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`,
-  );
+  const table = await session.query<{ exists: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`);
   if (!table[0]?.exists) return migrations.map((m) => m.name);
   const rows = await session.query<{ migration_name: string }>(
     'SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',

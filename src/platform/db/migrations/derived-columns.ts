@@ -61,20 +61,16 @@ export function applyDerivedColumns(sql: string): string {
     `"${column}" TEXT GENERATED ALWAYS AS (${REPORT_DERIVED_COLUMNS[column as DerivedReportColumn]}) STORED`;
 
   // Inside CREATE TABLE "reports" ( ... );
-  let out = sql.replace(
-    new RegExp(`CREATE TABLE "${REPORTS_TABLE}" \\(([\\s\\S]*?)\\n\\);`),
-    (block) =>
-      block.replace(/^(\s*)"(\w+)" TEXT,$/gm, (line, indent: string, column: string) =>
-        column in REPORT_DERIVED_COLUMNS ? `${indent}${generated(column)},` : line,
-      ),
+  let out = sql.replace(new RegExp(`CREATE TABLE "${REPORTS_TABLE}" \\(([\\s\\S]*?)\\n\\);`), (block) =>
+    block.replace(/^(\s*)"(\w+)" TEXT,$/gm, (line, indent: string, column: string) =>
+      column in REPORT_DERIVED_COLUMNS ? `${indent}${generated(column)},` : line,
+    ),
   );
   // ALTER TABLE "reports" ADD COLUMN "x" TEXT (also in a multi-column ALTER).
-  out = out.replace(
-    new RegExp(`ALTER TABLE "${REPORTS_TABLE}"([\\s\\S]*?);`, 'g'),
-    (statement) =>
-      statement.replace(/ADD COLUMN "(\w+)" TEXT(?=[,;\n]|$)/g, (clause, column: string) =>
-        column in REPORT_DERIVED_COLUMNS ? `ADD COLUMN ${generated(column)}` : clause,
-      ),
+  out = out.replace(new RegExp(`ALTER TABLE "${REPORTS_TABLE}"([\\s\\S]*?);`, 'g'), (statement) =>
+    statement.replace(/ADD COLUMN "(\w+)" TEXT(?=[,;\n]|$)/g, (clause, column: string) =>
+      column in REPORT_DERIVED_COLUMNS ? `ADD COLUMN ${generated(column)}` : clause,
+    ),
   );
   return out;
 }

@@ -1,0 +1,133 @@
+/**
+ * `npm run parity`: the REST interface against real FastAPI. Starts parity/fastapi_app.py (FastAPI
+ * 0.142, Pydantic 2.13, email-validator 2.3, in the Python environment named by PARITY_PYTHON,
+ * default `python3`) and this service on a seeded PGlite database, sends both the same corpus of
+ * error-path requests (parity/corpus.ts) and compares status, the headers a client reads
+ * (location, www-authenticate, allow, content type) and, for errors, the JSON body. Prints the
+ * differences grouped, and writes them to parity/results/latest.json.
+ *
+ *   python3 -m venv .venv && .venv/bin/pip install 'fastapi==0.142.*' 'pydantic==2.13.*' email-validator uvicorn
+ *   PARITY_PYTHON=.venv/bin/python npm run parity
+ */
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { freePort, waitFor } from '../loadtest/net';
+import { startTestServer } from '../test/support/server';
+import { buildCorpus, type ParityRequest } from './corpus';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | null>;
+  body: unknown;
+}
+
+const COMPARED_HEADERS = ['location', 'www-authenticate', 'allow', 'content-type'];
+
+async function send(base: string, request: ParityRequest): Promise<Answer> {
+  const response = await fetch(`${base}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body as BodyInit | undefined,
+    redirect: 'manual',
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: compared as text
+  }
+  const headers = Object.fromEntries(COMPARED_HEADERS.map((name) => [name, response.headers.get(name)]));
+  // Both answer JSON; charset spelling aside.
+  if (headers['content-type']) headers['content-type'] = headers['content-type'].split(';')[0]!.trim();
+  return { status: response.status, headers, body };
+}
+
+/** What differs between two answers, in words; empty when they match. Success bodies are not compared (the reference answers fixed ones). */
+export function differences(ours: Answer, theirs: Answer): string[] {
+  const found: string[] = [];
+  if (ours.status !== theirs.status) found.push(`status ${ours.status} ≠ ${theirs.status}`);
+  for (const name of COMPARED_HEADERS) {
+    if (name === 'location' && ours.headers[name] && theirs.headers[name]) {
+      // FastAPI's redirect is absolute (http://host:port/...), ours relative: compare the path and query.
+      const path = (value: string) => new URL(value, 'http://x').pathname + new URL(value, 'http://x').search;
+      if (path(ours.headers[name]!) !== path(theirs.headers[name]!)) found.push(`location ${ours.headers[name]} ≠ ${theirs.headers[name]}`);
+      continue;
+    }
+    if ((ours.headers[name] ?? null) !== (theirs.headers[name] ?? null))
+      found.push(`${name} ${ours.headers[name]} ≠ ${theirs.headers[name]}`);
+  }
+  if (theirs.status >= 400 && JSON.stringify(ours.body) !== JSON.stringify(theirs.body)) {
+    found.push(`body ${JSON.stringify(ours.body).slice(0, 300)} ≠ ${JSON.stringify(theirs.body).slice(0, 300)}`);
+  }
+  return found;
+}
+
+async function main(): Promise<void> {
+  const server = await startTestServer('pglite', { reports: 20 });
+  const organizationId = server.dataset.organizations[0]!.id;
+  const ids = {
+    key: server.keys[0]!,
+    reportId: server.dataset.reports.find((r) => r.organization_id === organizationId)!.token,
+    userId: server.dataset.users.find((u) => u.organization_id === organizationId)!.id,
+    dealershipId: server.dataset.dealerships.find((d) => d.organization_id === organizationId)!.id,
+  };
+  const port = await freePort();
+  const python = process.env.PARITY_PYTHON || 'python3';
+  const reference = spawn(python, ['-m', 'uvicorn', 'fastapi_app:app', '--port', String(port), '--log-level', 'warning'], {
+    cwd: __dirname,
+    env: {
+      ...process.env,
+      PARITY_API_KEY: ids.key,
+      PARITY_REPORT_ID: ids.reportId,
+      PARITY_USER_ID: ids.userId,
+      PARITY_DEALERSHIP_ID: ids.dealershipId,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const referenceUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor('the FastAPI reference', 30_000, async () => (await fetch(`${referenceUrl}/openapi.json`)).ok);
+    const corpus = buildCorpus(ids);
+    const rows: { group: string; name: string; differences: string[] }[] = [];
+    for (const request of corpus) {
+      const [ours, theirs] = [await send(server.url, request), await send(referenceUrl, request)];
+      rows.push({ group: request.group, name: request.name, differences: differences(ours, theirs) });
+    }
+    const groups = new Map<string, { total: number; differing: number; examples: string[] }>();
+    for (const row of rows) {
+      const group = groups.get(row.group) ?? { total: 0, differing: 0, examples: [] };
+      group.total += 1;
+      if (row.differences.length > 0) {
+        group.differing += 1;
+        if (group.examples.length < 3) group.examples.push(`${row.name}: ${row.differences.join('; ')}`);
+      }
+      groups.set(row.group, group);
+    }
+    const differing = rows.filter((r) => r.differences.length > 0).length;
+    console.log(`\n${rows.length} requests, ${differing} answered differently from FastAPI\n`);
+    console.log('| group | requests | differ |\n|---|---:|---:|');
+    for (const [name, group] of groups) console.log(`| ${name} | ${group.total} | ${group.differing} |`);
+    for (const [name, group] of groups) {
+      if (group.examples.length === 0) continue;
+      console.log(`\n${name}:`);
+      for (const example of group.examples) console.log(`  - ${example}`);
+    }
+    const dir = path.join(__dirname, 'results');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'latest.json'), JSON.stringify({ requests: rows.length, differing, rows }, null, 2));
+    process.exitCode = differing === 0 ? 0 : 1;
+  } finally {
+    reference.kill();
+    await server.close();
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 2;
+  });
+}

@@ -716,7 +716,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportPage"];
                 };
             };
-            /** @description A request that cannot be read: a body that is not JSON or is nested too deep (`There was an error parsing the body`) */
+            /** @description A body that cannot be read: bytes that do not decode, or JSON nested too deep (`There was an error parsing the body`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -867,7 +867,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedLead"];
                 };
             };
-            /** @description A request that cannot be read: a body that is not JSON or is nested too deep (`There was an error parsing the body`) */
+            /** @description A body that cannot be read: bytes that do not decode, or JSON nested too deep (`There was an error parsing the body`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1005,7 +1005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Report"];
                 };
             };
-            /** @description A request that cannot be read: a body that is not JSON or is nested too deep (`There was an error parsing the body`) */
+            /** @description A body that cannot be read: bytes that do not decode, or JSON nested too deep (`There was an error parsing the body`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1136,7 +1136,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPage"];
                 };
             };
-            /** @description A request that cannot be read: a body that is not JSON or is nested too deep (`There was an error parsing the body`) */
+            /** @description A body that cannot be read: bytes that do not decode, or JSON nested too deep (`There was an error parsing the body`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1247,7 +1247,7 @@ export interface operations {
                     "application/json": components["schemas"]["User"];
                 };
             };
-            /** @description A request that cannot be read: a body that is not JSON or is nested too deep (`There was an error parsing the body`) */
+            /** @description A body that cannot be read: bytes that do not decode, or JSON nested too deep (`There was an error parsing the body`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1372,7 +1372,7 @@ export interface operations {
                     "application/json": components["schemas"]["DealershipPage"];
                 };
             };
-            /** @description A request that cannot be read: a body that is not JSON or is nested too deep (`There was an error parsing the body`) */
+            /** @description A body that cannot be read: bytes that do not decode, or JSON nested too deep (`There was an error parsing the body`) */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -4,7 +4,8 @@
  * default `python3`) and this service on a seeded PGlite database, sends both the same corpus of
  * error-path requests (parity/corpus.ts) and compares status, the headers a client reads
  * (location, www-authenticate, allow, content type) and, for errors, the JSON body. Prints the
- * differences grouped, and writes them to parity/results/latest.json.
+ * differences grouped, and writes them to parity/results/latest.json; FastAPI's answers go to
+ * test/parity/fastapi-answers.json, which `npm test` replays against this service (no Python).
  *
  *   python3 -m venv .venv && .venv/bin/pip install 'fastapi==0.142.*' 'pydantic==2.13.*' email-validator uvicorn
  *   PARITY_PYTHON=.venv/bin/python npm run parity
@@ -17,15 +18,23 @@ import { freePort, waitFor } from '../loadtest/net';
 import { startTestServer } from '../test/support/server';
 import { buildCorpus, type ParityRequest } from './corpus';
 
-interface Answer {
+export interface Answer {
   status: number;
   headers: Record<string, string | null>;
   body: unknown;
 }
 
+export interface RecordedAnswer {
+  group: string;
+  name: string;
+  answer: Answer;
+}
+
+export const FIXTURE = path.join(__dirname, '..', 'test', 'parity', 'fastapi-answers.json');
+
 const COMPARED_HEADERS = ['location', 'www-authenticate', 'allow', 'content-type'];
 
-async function send(base: string, request: ParityRequest): Promise<Answer> {
+export async function send(base: string, request: ParityRequest): Promise<Answer> {
   const response = await fetch(`${base}${request.path}`, {
     method: request.method,
     headers: request.headers,
@@ -92,10 +101,14 @@ async function main(): Promise<void> {
     await waitFor('the FastAPI reference', 30_000, async () => (await fetch(`${referenceUrl}/openapi.json`)).ok);
     const corpus = buildCorpus(ids);
     const rows: { group: string; name: string; differences: string[] }[] = [];
+    const recorded: RecordedAnswer[] = [];
     for (const request of corpus) {
       const [ours, theirs] = [await send(server.url, request), await send(referenceUrl, request)];
       rows.push({ group: request.group, name: request.name, differences: differences(ours, theirs) });
+      recorded.push({ group: request.group, name: request.name, answer: theirs });
     }
+    // FastAPI's answers, for the test that replays the corpus without Python (test/parity).
+    writeFileSync(FIXTURE, `${JSON.stringify(recorded, null, 1)}\n`);
     const groups = new Map<string, { total: number; differing: number; examples: string[] }>();
     for (const row of rows) {
       const group = groups.get(row.group) ?? { total: 0, differing: 0, examples: [] };

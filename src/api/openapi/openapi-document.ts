@@ -101,7 +101,7 @@ const COMMON_ERROR_RESPONSES = {
     'RateLimit-Policy': { description: 'IETF httpapi RateLimit-Policy header', schema: { type: 'string' } },
   }),
   // What the HTTP layer answers before the operation runs (README, "Limits, headers and outages").
-  '400': httpError('A request that cannot be read: a body that is not JSON or is nested too deep (`There was an error parsing the body`)'),
+  '400': httpError('A body that cannot be read: bytes that do not decode, or JSON nested too deep (`There was an error parsing the body`)'),
   '408': httpError('The client did not send its whole request in time; the connection is closed'),
   '413': httpError('Request body over 100 kB'),
   '414': httpError('Query string over 8 KiB'),

@@ -13,6 +13,7 @@ import { logger } from '../../platform/logger';
 import { invalidApiKey, notAuthenticated, rateLimited, type AppError } from '../../shared/errors';
 import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_PARAMETER } from '../contract/idempotency-key';
 import { parseJsonBody, validateArguments, type Location, type PydanticErrorItem } from '../contract/validation';
+import { decodeJsonBytes, isJsonContentType } from '../contract/validation/request-body';
 import { declaredStatements } from '../graphql/operation-cost';
 import { MAX_BODY_BYTES } from '../limits';
 import { authenticate, chargeRequest, createRequestContext, type ApiServices } from '../request-context';
@@ -47,9 +48,11 @@ function unprocessable(res: Response, detail: PydanticErrorItem[]): void {
 
 /** The route for this method, or the reason there is none (404, 405, or a 307 to the other slash form). */
 function resolveRoute(req: Request): { route: RestRoute } | { redirect: string } | { status: 404 | 405; allow?: string } {
-  const candidates = matchRoutes(req.path);
+  const candidates = matchRoutes(decodedPath(req));
   if (candidates.length === 0) {
-    const toggled = req.path.endsWith('/') ? req.path.slice(0, -1) : `${req.path}/`;
+    // Starlette's redirect_slashes: strip every trailing slash, or add one.
+    const path = decodedPath(req);
+    const toggled = path.endsWith('/') ? path.replace(/\/+$/, '') : `${path}/`;
     if (matchRoutes(toggled).length > 0) {
       const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
       return { redirect: `${toggled}${query}` };
@@ -78,10 +81,14 @@ function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
   };
 }
 
+/** Starlette's answer to a body it cannot read. */
+const BODY_PARSE_ERROR = 'There was an error parsing the body';
+
 export function restRouter(schema: GraphQLSchema, services: ApiServices): express.Router {
   const prepared = new Map(REST_ROUTES.map((route) => [route, prepare(schema, route)]));
   const sofa = sofaRouter(schema);
-  const readBody = express.text({ type: () => true, limit: MAX_BODY_BYTES });
+  // The bytes: their encoding is decided as Python's json module decides it (request-body.ts).
+  const readBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
 
   const front = async (req: Request, res: Response, next: NextFunction) => {
     if (req.path !== REST_BASE_PATH && !req.path.startsWith(`${REST_BASE_PATH}/`)) return next();
@@ -95,14 +102,19 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
     const route = prepared.get(resolved.route)!;
 
     // FastAPI reads the body before anything else: malformed JSON is a 422 even without a key.
+    // Only a declared JSON body is parsed; any other reaches validation as text, as in FastAPI.
     let body: unknown;
     if (route.route.method === 'POST') {
-      const text = typeof req.body === 'string' ? req.body : '';
-      if (text.trim() !== '') {
+      const bytes: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (bytes.length > 0 && isJsonContentType(req.headers['content-type'])) {
+        const text = decodeJsonBytes(bytes);
+        if (text === undefined) return sendJson(res, 400, { detail: BODY_PARSE_ERROR });
         const parsed = parseJsonBody(text);
-        if (!parsed.ok && 'tooDeep' in parsed) return sendJson(res, 400, { detail: 'There was an error parsing the body' });
+        if (!parsed.ok && 'tooDeep' in parsed) return sendJson(res, 400, { detail: BODY_PARSE_ERROR });
         if (!parsed.ok) return unprocessable(res, [parsed.error]);
         body = parsed.value;
+      } else if (bytes.length > 0) {
+        body = bytes.toString('utf8');
       }
     }
 
@@ -123,7 +135,7 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
       args: route.parameters,
       locationOf: route.locationOf,
       query: req.query as Record<string, string | string[]>,
-      path: pathParameters(route.route, req.path),
+      path: pathParameters(route.route, decodedPath(req)),
       body,
       headers: req.headers,
     });
@@ -142,7 +154,7 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
     // Pydantic accepts would fail sofa's UUID scalar), no query string, no body.
     req.url = canonicalPathOf(route.route, variables);
     req.originalUrl = req.url;
-    if (route.route.method === 'POST') req.body = '';
+    if (route.route.method === 'POST') req.body = Buffer.alloc(0);
     return sofa(req, res, next);
   };
 
@@ -160,12 +172,17 @@ function canonicalPathOf(route: RestRoute, variables: Record<string, unknown>): 
   return `${REST_BASE_PATH}${route.path}`.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(String(variables[name])));
 }
 
+/**
+ * The path as Starlette routes it: percent-decoded as a whole before matching (so `%2F` is a
+ * separator and `%72eports` is `reports`), like Python's `unquote` (a broken escape stays as
+ * typed, bad UTF-8 becomes U+FFFD; decodeURIComponent would throw, a 500, on either).
+ */
+function decodedPath(req: Request): string {
+  return unescape(req.path);
+}
+
 function pathParameters(route: RestRoute, path: string): Record<string, string> {
   const template = `${REST_BASE_PATH}${route.path}`.split('/');
   const segments = path.split('/');
-  return Object.fromEntries(
-    // Like Starlette (Python's `unquote`): a broken escape stays as typed, bad UTF-8 becomes U+FFFD;
-    // decodeURIComponent would throw (a 500) on either.
-    template.flatMap((part, i) => (part.startsWith(':') ? [[part.slice(1), unescape(segments[i] ?? '')]] : [])),
-  );
+  return Object.fromEntries(template.flatMap((part, i) => (part.startsWith(':') ? [[part.slice(1), segments[i] ?? '']] : [])));
 }

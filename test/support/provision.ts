@@ -76,7 +76,8 @@ export async function provision(): Promise<Provisioned> {
   } else {
     if (!existsSync(path.join(PG_BIN, 'initdb'))) {
       throw new Error(
-        `No PostgreSQL answers at ${redact(databaseUrl)} and none can be started (${PG_BIN}/initdb is missing): run \`apt-get install -y postgresql\` or set TEST_DATABASE_URL`,
+        `No PostgreSQL answers at ${redact(databaseUrl)} and none can be started (${PG_BIN}/initdb is missing): ` +
+          'run `apt-get install -y postgresql` or set TEST_DATABASE_URL',
       );
     }
     const folder = mkdtempSync(path.join(tmpdir(), 'vr-test-postgres-'));

@@ -82,7 +82,8 @@ export class ReportFilterArgs extends PageArgs {
   @Field(() => String, {
     nullable: true,
     description:
-      'whitespace-separated terms; each must match (case-insensitive substring) the VIN, plate, brand, model, client name, e-mail, phone, folder name or dealership name',
+      'whitespace-separated terms; each must match (case-insensitive substring) the VIN, plate, brand, model, client name, ' +
+      'e-mail, phone, folder name or dealership name',
   })
   @Rules(
     { kind: 'length', max: SEARCH_LIMITS.maxLength },

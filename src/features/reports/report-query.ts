@@ -36,7 +36,8 @@ export const DEFAULT_REPORT_ORDER: OrderTerm[] = [{ field: 'created_at', descend
 
 /** The columns of the compact report (spec 2.2) plus the ids relations need. */
 export const COMPACT_COLUMNS = Prisma.raw(
-  'r.token, r.created_at, r.updated_at, r.organization_id, r.entity_id, r.dealership_id, r.profile_id, r.contact_id, r.counter_id, r.type, r.valid, r.vin, r.license_number',
+  'r.token, r.created_at, r.updated_at, r.organization_id, r.entity_id, r.dealership_id, r.profile_id, r.contact_id, r.counter_id, ' +
+    'r.type, r.valid, r.vin, r.license_number',
 );
 
 export interface CompactReportRow {
@@ -66,7 +67,9 @@ const jsonb = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
  * organization's dealership or entity (bad data) must not let its name be probed (test/tenancy).
  */
 const nameMatches = (table: string, column: string, text: string, organizationId: string) =>
-  sql`EXISTS (SELECT 1 FROM ${Prisma.raw(table)} x WHERE x.id = ${Prisma.raw(column)} AND ${Prisma.raw(table === 'organizations' ? 'x.id' : 'x.organization_id')} = ${organizationId}::uuid AND x.name ILIKE ${containsPattern(text)})`;
+  sql`EXISTS (SELECT 1 FROM ${Prisma.raw(table)} x WHERE x.id = ${Prisma.raw(column)}
+      AND ${Prisma.raw(table === 'organizations' ? 'x.id' : 'x.organization_id')} = ${organizationId}::uuid
+      AND x.name ILIKE ${containsPattern(text)})`;
 
 function searchTerms(f: Partial<ReportFilterArgs>): string[] {
   return (f.search ?? '').split(/\s+/).filter(Boolean);
@@ -176,7 +179,8 @@ export type ReportGroupColumn = 'dealership_id' | 'profile_id';
 export function groupedReportPageSql(column: ReportGroupColumn, groupIds: string[], q: ReportPageQuery): Prisma.Sql {
   const group = Prisma.raw(`r.${column}`);
   return sql`SELECT * FROM (
-      SELECT ${COMPACT_COLUMNS}, row_number() OVER (PARTITION BY ${group} ORDER BY ${orderByClause(q.order, ORDER_COLUMNS, 'r.token')}) AS row_number
+      SELECT ${COMPACT_COLUMNS},
+        row_number() OVER (PARTITION BY ${group} ORDER BY ${orderByClause(q.order, ORDER_COLUMNS, 'r.token')}) AS row_number
       FROM ${fromClause(q.order)}
       WHERE ${reportConditions(q.organizationId, q.filters)} AND ${group} = ANY(${groupIds}::uuid[])
     ) ranked

@@ -32,7 +32,8 @@ export class ReportsResolver {
   @Query(() => Report, {
     nullable: true,
     description:
-      'Fetch one full report (spec 4.2). Null, with a NOT_FOUND error, when the organization has no such report: sibling fields keep their data.',
+      'Fetch one full report (spec 4.2). Null, with a NOT_FOUND error, when the organization has no such report: ' +
+      'sibling fields keep their data.',
   })
   async report(@Arg('report_id', () => UUID) reportId: string, @Ctx() context: RequestContext): Promise<Report> {
     requireOrganization(context);

@@ -32,7 +32,10 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
 const UNAVAILABLE: DatabaseFailure = { kind: 'unavailable', message: 'Service temporarily unavailable, retry later' };
 const TIMEOUT: DatabaseFailure = { kind: 'timeout', message: 'The database took too long to answer, retry later' };
 
-/** Prisma codes: can't reach (P1001), timed out reaching (P1002), socket timeout (P1008), closed (P1017), too many connections (P2037), pool timeout (P2024). */
+/**
+ * Prisma codes: can't reach (P1001), timed out reaching (P1002), socket timeout (P1008), closed
+ * (P1017), too many connections (P2037), pool timeout (P2024).
+ */
 const PRISMA_UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
 
 /** Prisma driver adapter error kinds (`@prisma/driver-adapter-utils`). */

@@ -11,7 +11,9 @@ export function registerReplicaMetrics(registry: Registry, db: Pick<Database, 'r
   if (db.replicaStatus().length === 0) return;
   new Gauge({
     name: 'vr_db_replica_lag_seconds',
-    help: 'Replication replay lag of each read replica at its last check (0 when it has replayed all it received; absent while unreachable).',
+    help:
+      'Replication replay lag of each read replica at its last check ' +
+      '(0 when it has replayed all it received; absent while unreachable).',
     labelNames: ['replica'] as const,
     registers: [registry],
     collect() {
@@ -35,7 +37,9 @@ export function registerReplicaMetrics(registry: Registry, db: Pick<Database, 'r
   });
   new Counter({
     name: 'vr_db_reads_total',
-    help: 'List and fetch statements by where they ran: replica, primary (no usable replica), primary_fallback_unavailable (the replica failed), primary_fallback_not_found (a fetch by id missed on the replica).',
+    help:
+      'List and fetch statements by where they ran: replica, primary (no usable replica), ' +
+      'primary_fallback_unavailable (the replica failed), primary_fallback_not_found (a fetch by id missed on the replica).',
     labelNames: ['target'] as const,
     registers: [registry],
     collect() {

@@ -10,19 +10,16 @@
  *   --duration S    seconds per scenario (default 10)
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { issueApiKey } from '../src/features/auth/api-keys';
 import { openDatabase } from '../src/platform/db/database';
 import { applyMigrations } from '../src/platform/db/migrations/apply';
 import { loadBenchData } from './load';
+import { ADMIN_URL, adminQuery, cpuMs, log, percentile } from './support';
 
-const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/test';
 /** the victim's requests per second */
 const VICTIM_RATE = 10;
-const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const aliasDocument = (count: number) =>
   JSON.stringify({ query: `{ ${Array.from({ length: count }, (_, i) => `a${i}: reports(limit: 0) { total }`).join(' ')} }` });
@@ -56,22 +53,6 @@ const ATTACKS: Attack[] = [
     anonymousPerMinute: 60,
   },
 ];
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // utime and stime (fields 14 and 15 of proc(5), 12 and 13 here), in clock ticks of 10 ms
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 function startApp(databaseUrl: string, anonymousPerMinute: number): Promise<{ url: string; child: ChildProcess }> {
   const child = fork(path.join(__dirname, 'app-server.ts'), [], {
@@ -109,8 +90,6 @@ function run(options: autocannon.Options): { done: Promise<void>; load: Load } {
   });
   return { done, load };
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);

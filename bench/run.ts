@@ -14,11 +14,11 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { openDatabase } from '../src/platform/db/database';
 import { applyMigrations } from '../src/platform/db/migrations/apply';
 import { issueApiKey } from '../src/features/auth/api-keys';
 import { loadBenchData } from './load';
+import { ADMIN_URL, adminQuery, cpuMs, log, percentile } from './support';
 import { buildScenarios, type Scenario } from './scenarios';
 
 interface Options {
@@ -29,8 +29,6 @@ interface Options {
   keep: boolean;
   quick: boolean;
 }
-
-const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/test';
 
 function parseOptions(argv: string[]): Options {
   const options: Options = { reports: 100_000, duration: 10, connections: 20, keep: false, quick: false };
@@ -66,18 +64,6 @@ function parseOptions(argv: string[]): Options {
     }
   }
   return options;
-}
-
-const log = (line: string) => process.stderr.write(`${line}\n`);
-
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -129,17 +115,6 @@ interface Measurement {
   peakRssMb: number;
   /** the server process's CPU time (user + system) per answered request */
   cpuMsPerRequest: number;
-}
-
-/** User + system CPU time of a process in ms, from /proc (Linux; clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 /**

@@ -47,11 +47,10 @@ function unprocessable(res: Response, detail: PydanticErrorItem[]): void {
 }
 
 /** The route for this method, or the reason there is none (404, 405, or a 307 to the other slash form). */
-function resolveRoute(req: Request): { route: RestRoute } | { redirect: string } | { status: 404 | 405; allow?: string } {
-  const candidates = matchRoutes(decodedPath(req));
+function resolveRoute(req: Request, path: string): { route: RestRoute } | { redirect: string } | { status: 404 | 405; allow?: string } {
+  const candidates = matchRoutes(path);
   if (candidates.length === 0) {
     // Starlette's redirect_slashes: strip every trailing slash, or add one.
-    const path = decodedPath(req);
     const toggled = path.endsWith('/') ? path.replace(/\/+$/, '') : `${path}/`;
     if (matchRoutes(toggled).length > 0) {
       const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
@@ -92,7 +91,8 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
 
   const front = async (req: Request, res: Response, next: NextFunction) => {
     if (req.path !== REST_BASE_PATH && !req.path.startsWith(`${REST_BASE_PATH}/`)) return next();
-    const resolved = resolveRoute(req);
+    const path = decodedPath(req);
+    const resolved = resolveRoute(req, path);
     // Every response is JSON, the redirect included (express's res.redirect answers text/plain).
     if ('redirect' in resolved) return sendJson(res, 307, { detail: 'Temporary Redirect' }, { location: resolved.redirect });
     if ('status' in resolved) {
@@ -135,7 +135,7 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
       args: route.parameters,
       locationOf: route.locationOf,
       query: req.query as Record<string, string | string[]>,
-      path: pathParameters(route.route, decodedPath(req)),
+      path: pathParameters(route.route, path),
       body,
       headers: req.headers,
     });

@@ -71,14 +71,11 @@ export class AppError extends Error {
   }
 }
 
-export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
-
 export const notAuthenticated = () => new AppError('UNAUTHENTICATED', 'Not authenticated', { credentialsMissing: true });
 export const invalidApiKey = () => new AppError('UNAUTHENTICATED', 'Invalid API key');
 export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const quotaExhausted = () => new AppError('QUOTA_EXHAUSTED', 'Subscription quota exhausted');
 export const conflict = (message: string) => new AppError('CONFLICT', message);
-export const badRequest = (message: string, extra?: Record<string, unknown>) => new AppError('BAD_REQUEST', message, { extra });
 export const rateLimited = (retryAfterSeconds: number) => new AppError('RATE_LIMITED', 'Rate limit exceeded', { retryAfterSeconds });
 export const serviceUnavailable = (message: string, retryAfterSeconds: number) =>
   new AppError('SERVICE_UNAVAILABLE', message, { retryAfterSeconds });

@@ -34,10 +34,6 @@ export function pageBounds(page: PageRequest): { limit: number; offset: number }
   return { limit: page.limit ?? DEFAULT_PAGE_SIZE, offset: page.offset ?? 0 };
 }
 
-export function emptyPage<T>(page: PageRequest): Page<T> {
-  return { items: [], ...pageBounds(page), total: 0 };
-}
-
 @ArgsType()
 export class PageArgs {
   @Field(() => Int, { nullable: true, defaultValue: DEFAULT_PAGE_SIZE, description: `page size, 0 to ${MAX_PAGE_SIZE}` })

@@ -199,10 +199,6 @@ export function listType(input: unknown): LocatedLater {
   return { type: 'list_type', msg: 'Input should be a valid list', input };
 }
 
-export function dictType(input: unknown): LocatedLater {
-  return { type: 'dict_type', msg: 'Input should be a valid dictionary', input };
-}
-
 /**
  * Pydantic's item for a validator that raised `ValueError(message)`: a custom scalar refused the
  * value, or a product rule (order_by, custom_sms). FastAPI serializes the exception object in

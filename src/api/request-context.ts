@@ -4,7 +4,8 @@
  * and give the features their request context.
  */
 import { randomUUID } from 'node:crypto';
-import { authenticateApiKey, type ApiKeyPrincipal } from '../features/auth/api-keys';
+import type { ApiKeyAuthenticator } from '../features/auth/api-key-cache';
+import type { ApiKeyPrincipal } from '../features/auth/api-keys';
 import type { RequestContext } from '../features/context';
 import { createLoaders } from '../features/loaders';
 import type { Database } from '../platform/db/database';
@@ -18,6 +19,8 @@ export const STATEMENTS_IN_FLIGHT_PER_REQUEST = 3;
 /** What every request of either interface needs. */
 export interface ApiServices {
   db: Database;
+  /** Keys resolved from memory while revocations are heard (features/auth/api-key-cache.ts). */
+  apiKeys: ApiKeyAuthenticator;
   rateLimits: RateLimits;
   /** Base of the report links sent to clients. */
   appBaseUrl: string;
@@ -49,7 +52,7 @@ export async function authenticate(
   if (await anonymous.isExhausted(clientAddress)) {
     return { status: 'throttled', decision: await anonymous.consume(clientAddress) };
   }
-  const principal = await authenticateApiKey(services.db.prisma, presented);
+  const principal = await services.apiKeys.authenticate(presented);
   if (principal) return { status: 'authenticated', principal };
   const decision = await anonymous.consume(clientAddress);
   return decision.allowed ? { status: 'invalid' } : { status: 'throttled', decision };

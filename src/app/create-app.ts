@@ -14,6 +14,7 @@ import { swaggerUiRouter } from '../api/openapi/swagger-ui';
 import type { ApiServices } from '../api/request-context';
 import { restRouter } from '../api/rest/rest-router';
 import { routeTemplateOf } from '../api/route-templates';
+import { ApiKeyAuthenticator } from '../features/auth/api-key-cache';
 import { registerOutboxBacklog } from '../features/notifications/outbox-backlog';
 import type { Database } from '../platform/db/database';
 import { accessLog } from '../platform/http/access-log';
@@ -60,9 +61,11 @@ export async function createApp(context: AppContext): Promise<Express> {
   app.use(healthRoutes(db, context.isShuttingDown));
   const schema = await buildAppSchema();
   const rateLimits = context.rateLimits ?? createRateLimits(config.rateLimits);
+  const apiKeys = new ApiKeyAuthenticator(db.prisma, db);
   // One budget for both interfaces; each reports its own refusals to the metrics.
   const services = (api: ApiInterface): ApiServices => ({
     db,
+    apiKeys,
     appBaseUrl: config.appBaseUrl,
     rateLimits: reportingRejections(rateLimits, metrics.rateLimitRejected(api)),
   });

@@ -78,7 +78,8 @@ describe.each(['pglite', 'postgres'] as const)('SQL statements per page of repor
     server.resetQueryLog();
     const data = dataOf<{ reports: { items: CompactIds[] } }>(await graphql(server, query, variables, apiKey));
     const keyLookups = server.queries.filter((q) => /^SELECT .* FROM ("public"\.)?"?api_keys"? WHERE/.test(q));
-    expect(keyLookups).toHaveLength(1);
+    // One lookup, or none once the key is in the cache (features/auth/api-key-cache.ts).
+    expect(keyLookups.length).toBeLessThanOrEqual(1);
     return { statements: server.queries.filter((q) => !/"?api_keys"?/.test(q)), items: data.reports.items };
   }
 

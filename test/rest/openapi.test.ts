@@ -3,6 +3,7 @@
  * constraint table, response selection), so it is checked against those same sources, and a
  * throwaway schema shows that a new argument is documented AND validated with no REST change.
  */
+import { ApiKeyAuthenticator } from '../../src/features/auth/api-key-cache';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -366,7 +367,12 @@ describe('a new argument, with no REST code change', () => {
       server = await startTestServer(kind, { reports: 10 });
       const app = express();
       app.use(
-        restRouter(schema, { db: server.db, appBaseUrl: server.config.appBaseUrl, rateLimits: createRateLimits(server.config.rateLimits) }),
+        restRouter(schema, {
+          db: server.db,
+          apiKeys: new ApiKeyAuthenticator(server.db.prisma, server.db),
+          appBaseUrl: server.config.appBaseUrl,
+          rateLimits: createRateLimits(server.config.rateLimits),
+        }),
       );
       throwaway = createServer(app);
       await new Promise<void>((done) => throwaway.listen(0, '127.0.0.1', done));

@@ -13,6 +13,8 @@ import {
   TypeInfo,
   visit,
   visitWithTypeInfo,
+  type ArgumentNode,
+  type DirectiveNode,
   type DocumentNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -40,6 +42,59 @@ const itemsEstimator: ComplexityEstimator = ({ args, childComplexity, field }) =
 };
 
 const statementsEstimator: ComplexityEstimator = ({ field, childComplexity }) => statementsOf(field) + childComplexity;
+
+/**
+ * Pricing walks the whole document twice with type information: for a full report (~400 fields)
+ * that cost as much CPU as executing it. A price depends only on the document and on the
+ * variables that set a `limit` or a @skip/@include condition, so it is kept per document (Apollo
+ * hands out the same parsed document for the same query text) and those variables' values.
+ */
+const pricesByDocument = new WeakMap<DocumentNode, { pricedBy: string[]; prices: Map<string, OperationCost> }>();
+/** Distinct operation names × price-setting variable values kept per document. */
+const MAX_PRICES_PER_DOCUMENT = 64;
+
+/** `operationCost`, remembered (see above). */
+export function cachedOperationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): OperationCost | undefined {
+  let entry = pricesByDocument.get(document);
+  if (!entry) {
+    entry = { pricedBy: priceSettingVariables(document), prices: new Map() };
+    pricesByDocument.set(document, entry);
+  }
+  const key = JSON.stringify([operation.name?.value ?? null, ...entry.pricedBy.map((name) => variables[name] ?? null)]);
+  const known = entry.prices.get(key);
+  if (known) return known;
+  const cost = operationCost(schema, document, operation, variables);
+  if (cost) {
+    if (entry.prices.size >= MAX_PRICES_PER_DOCUMENT) entry.prices.clear();
+    entry.prices.set(key, cost);
+  }
+  return cost;
+}
+
+/** The variables a price depends on: those inside `limit` arguments and @skip/@include conditions. */
+function priceSettingVariables(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  const collect = (node: ArgumentNode | DirectiveNode) =>
+    visit(node, {
+      Variable(variable) {
+        names.add(variable.name.value);
+      },
+    });
+  visit(document, {
+    Argument(argument) {
+      if (argument.name.value === 'limit') collect(argument);
+    },
+    Directive(directive) {
+      collect(directive);
+    },
+  });
+  return [...names].sort();
+}
 
 /**
  * The operation's cost, or undefined when its variables do not coerce (nothing executes then:

@@ -47,10 +47,22 @@ export async function revokeApiKey(prisma: PrismaClient, id: string): Promise<bo
   return count === 1;
 }
 
-/** Resolves a presented key to its organization, or null when unknown, malformed or revoked. */
-export async function authenticateApiKey(prisma: PrismaClient, presented: string): Promise<ApiKeyPrincipal | null> {
-  if (!KEY_PATTERN.test(presented)) return null;
-  const digest = digestOf(presented);
+/** The NOTIFY channel a trigger on `api_keys` signals every revocation, deletion or truncation on (payload: the digest, or '*'). */
+export const API_KEY_CHANGES_CHANNEL = 'api_key_changes';
+
+/** The digest a presented key is stored under, or null when it cannot be a key at all. */
+export function digestOfPresented(presented: string): string | null {
+  return KEY_PATTERN.test(presented) ? digestOf(presented) : null;
+}
+
+/** A key that authenticates, as stored. */
+export interface FoundApiKey {
+  principal: ApiKeyPrincipal;
+  lastUsedAt: Date | null;
+}
+
+/** The unrevoked key stored under `digest`, or null. */
+export async function findApiKey(prisma: PrismaClient, digest: string): Promise<FoundApiKey | null> {
   // Raw SQL on this per-request path: Prisma's query builder costs ~0.2 ms of CPU more per call
   // (measured: 0.52 vs 0.31 ms; a whole fetch-one request is ~3 ms).
   const [row] = await prisma.$queryRaw<
@@ -60,10 +72,21 @@ export async function authenticateApiKey(prisma: PrismaClient, presented: string
   if (!row || !timingSafeEqual(Buffer.from(row.digest, 'hex'), Buffer.from(digest, 'hex')) || row.revoked_at) {
     return null;
   }
-  const now = Date.now();
-  if (!row.last_used_at || now - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-    // Bookkeeping only: never delay or fail the request for it.
-    prisma.apiKey.update({ where: { id: row.id }, data: { last_used_at: new Date(now) } }).catch(() => undefined);
-  }
-  return { keyId: row.id, organizationId: row.organization_id };
+  return { principal: { keyId: row.id, organizationId: row.organization_id }, lastUsedAt: row.last_used_at };
+}
+
+/** Refreshes last_used_at when older than LAST_USED_RESOLUTION_MS. Bookkeeping only: never delays or fails the request. */
+export function touchApiKey(prisma: PrismaClient, keyId: string, lastUsedAt: Date | null, now = Date.now()): boolean {
+  if (lastUsedAt && now - lastUsedAt.getTime() <= LAST_USED_RESOLUTION_MS) return false;
+  prisma.apiKey.update({ where: { id: keyId }, data: { last_used_at: new Date(now) } }).catch(() => undefined);
+  return true;
+}
+
+/** Resolves a presented key to its organization, or null when unknown, malformed or revoked (one lookup, no cache). */
+export async function authenticateApiKey(prisma: PrismaClient, presented: string): Promise<ApiKeyPrincipal | null> {
+  const digest = digestOfPresented(presented);
+  const found = digest === null ? null : await findApiKey(prisma, digest);
+  if (!found) return null;
+  touchApiKey(prisma, found.principal.keyId, found.lastUsedAt);
+  return found.principal;
 }

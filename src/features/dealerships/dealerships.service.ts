@@ -53,10 +53,15 @@ export async function listDealerships(
   return { items: rows.map(toDealership), limit, offset, total };
 }
 
-export async function findDealerships(prisma: PrismaClient, organizationId: string, ids: readonly string[]): Promise<Dealership[]> {
-  const rows = await prisma.dealership.findMany({
-    where: { organization_id: organizationId, id: { in: [...ids] } },
-    select: dealershipSelect(organizationId),
-  });
-  return rows.map(toDealership);
+/**
+ * The dealerships of the per-request loader (every report's `dealership`): raw SQL, as Prisma's
+ * findMany costs more CPU than the statement. The same columns and user_count as dealershipSelect.
+ */
+export function findDealerships(prisma: PrismaClient, organizationId: string, ids: readonly string[]): Promise<Dealership[]> {
+  return prisma.$queryRaw<Dealership[]>`
+    SELECT d.id, d.name, d.created_at, d.updated_at, d.organization_id, d.entity_id, d.address, d.logo, d.illustration_img,
+      d.more_info, d.siret, d.position, d.headquarter, d.brands,
+      (SELECT count(*)::int FROM users u
+        WHERE u.dealership_id = d.id AND u.is_active AND u.organization_id = ${organizationId}::uuid) AS user_count
+    FROM dealerships d WHERE d.organization_id = ${organizationId}::uuid AND d.id = ANY(${ids}::uuid[])`;
 }

@@ -68,25 +68,10 @@ export async function listReportsByGroup(
   return pages;
 }
 
-export async function findReports(prisma: PrismaClient, organizationId: string, tokens: readonly string[]): Promise<Report[]> {
-  const rows = await prisma.report.findMany({
-    where: { organization_id: organizationId, token: { in: [...tokens] } },
-    select: {
-      token: true,
-      created_at: true,
-      updated_at: true,
-      organization_id: true,
-      entity_id: true,
-      dealership_id: true,
-      profile_id: true,
-      contact_id: true,
-      counter_id: true,
-      type: true,
-      valid: true,
-      data: true,
-      state: true,
-      real_costs: true,
-    },
-  });
-  return rows as unknown as Report[];
+/** Full reports by token (the fetch-one path and `counter`): raw SQL, like the lists. */
+export function findReports(prisma: PrismaClient, organizationId: string, tokens: readonly string[]): Promise<Report[]> {
+  return prisma.$queryRaw<Report[]>`
+    SELECT r.token, r.created_at, r.updated_at, r.organization_id, r.entity_id, r.dealership_id, r.profile_id, r.contact_id,
+      r.counter_id, r.type, r.valid, r.data, r.state, r.real_costs
+    FROM reports r WHERE r.organization_id = ${organizationId}::uuid AND r.token = ANY(${tokens}::uuid[])`;
 }

@@ -45,8 +45,16 @@ export async function listUsers(prisma: PrismaClient, organizationId: string, ar
   return { items, limit, offset, total };
 }
 
+/** The columns of USER_SELECT, for the raw statements of the per-request loaders. */
+const USER_COLUMNS = Prisma.raw(
+  'u.id, u.name, u.is_active, u.created_at, u.organization_id, u.entity_id, u.dealership_id, u.created_by, ' +
+    'u.role, u.photo, u.phone, u.position, u.email, u.last_activity, u.address',
+);
+
+/** Raw SQL on this per-request path (every page's `profile`): Prisma's findMany costs more CPU than the statement. */
 export function findUsers(prisma: PrismaClient, organizationId: string, ids: readonly string[]): Promise<User[]> {
-  return prisma.user.findMany({ where: { organization_id: organizationId, id: { in: [...ids] } }, select: USER_SELECT });
+  return prisma.$queryRaw<User[]>`
+    SELECT ${USER_COLUMNS} FROM users u WHERE u.organization_id = ${organizationId}::uuid AND u.id = ANY(${ids}::uuid[])`;
 }
 
 /** A page of users for each of several dealerships, in one statement plus one count. */
@@ -60,8 +68,7 @@ export async function listUsersByDealership(
   const [rows, counts] = await Promise.all([
     prisma.$queryRaw<(User & { row_number: number })[]>`
       SELECT * FROM (
-        SELECT u.id, u.name, u.is_active, u.created_at, u.organization_id, u.entity_id, u.dealership_id, u.created_by,
-               u.role, u.photo, u.phone, u.position, u.email, u.last_activity, u.address,
+        SELECT ${USER_COLUMNS},
                row_number() OVER (PARTITION BY u.dealership_id ORDER BY u.created_at DESC, u.id) AS row_number
         FROM users u
         WHERE u.organization_id = ${organizationId}::uuid AND u.dealership_id = ANY(${dealershipIds}::uuid[])

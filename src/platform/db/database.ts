@@ -7,6 +7,8 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import pg from 'pg';
 import { PrismaClient } from '../../generated/prisma/client';
+import { withDirectRawQueries } from './direct-raw-queries';
+import { INACTIVE, PostgresListener, type NotificationHandlers, type Subscription } from './notifications';
 import { ReplicaSet, serverName, type ReadClient, type ReadRouting, type ReplicaStatus } from './replicas';
 import type { SqlSession } from './sql-session';
 
@@ -32,6 +34,11 @@ export interface Database {
    * (PostgreSQL itself, not a transaction-mode pooler), else from the pool.
    */
   withSession<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * LISTEN on `channel` (the primary's NOTIFYs). Inactive where notifications cannot be received:
+   * behind a transaction-mode PgBouncer without `directUrl`.
+   */
+  listen(channel: string, handlers: NotificationHandlers): Subscription;
   close(): Promise<void>;
 }
 
@@ -118,9 +125,14 @@ function openPool(rawUrl: string, options: DatabaseOptions, applicationName: str
   return pool;
 }
 
+/** A PostgreSQL server's client: Prisma over the pool, its raw reads straight on the pool. */
+function postgresClient(pool: pg.Pool, options: DatabaseOptions): PrismaClient {
+  return withDirectRawQueries(prismaClient(new PrismaPg(pool), options), pool, options.onQuery);
+}
+
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
   const pool = openPool(url, options, 'vr-api');
-  const prisma = prismaClient(new PrismaPg(pool), options);
+  const prisma = postgresClient(pool, options);
   const replicaUrls = options.replicaUrls ?? [];
   const replicas =
     replicaUrls.length === 0
@@ -128,12 +140,15 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       : new ReplicaSet(
           replicaUrls.map((replicaUrl) => {
             const replicaPool = openPool(replicaUrl, options, 'vr-api-replica');
-            return { name: serverName(replicaUrl), pool: replicaPool, prisma: prismaClient(new PrismaPg(replicaPool), options) };
+            return { name: serverName(replicaUrl), pool: replicaPool, prisma: postgresClient(replicaPool, options) };
           }),
           prisma,
           options.replicaMaxLagMs ?? 5_000,
         );
   await replicas?.start(options.replicaCheckIntervalMs ?? 1_000);
+  // LISTEN is session state: PostgreSQL itself, never a transaction-mode pooler.
+  const listenUrl = options.directUrl ?? (pgbouncerFlag(url).pgbouncer ? undefined : url);
+  let listener: PostgresListener | undefined;
 
   async function session<T>(client: pg.ClientBase, work: (session: SqlSession) => Promise<T>): Promise<T> {
     return work({
@@ -182,7 +197,13 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
         client.release(broken);
       }
     },
+    listen(channel, handlers) {
+      if (!listenUrl) return INACTIVE;
+      listener ??= new PostgresListener(pgbouncerFlag(listenUrl).url);
+      return listener.subscribe(channel, handlers);
+    },
     async close() {
+      await listener?.close();
       await replicas?.close();
       await prisma.$disconnect();
       await pool.end();
@@ -209,6 +230,18 @@ async function openPglite(dataDir: string, options: DatabaseOptions): Promise<Da
           await pglite.exec(script);
         },
       }),
+    listen(channel, handlers) {
+      // One process owns a PGlite database: every NOTIFY comes from here, and arrives.
+      let active = false;
+      void pglite.listen(channel, handlers.message).then(() => {
+        active = true;
+      });
+      return {
+        get active() {
+          return active;
+        },
+      };
+    },
     async close() {
       await prisma.$disconnect();
       await pglite.close();

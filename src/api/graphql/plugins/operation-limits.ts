@@ -8,7 +8,7 @@ import type { RequestContext } from '../../../features/context';
 import { AppError, rateLimited } from '../../../shared/errors';
 import { chargeRequest, type ApiServices } from '../../request-context';
 import { requestError } from '../format-error';
-import { MAX_QUERY_COST, MAX_ROOT_FIELDS, MAX_STATEMENTS_PER_OPERATION, operationCost } from '../operation-cost';
+import { MAX_QUERY_COST, MAX_ROOT_FIELDS, MAX_STATEMENTS_PER_OPERATION, cachedOperationCost } from '../operation-cost';
 
 const tooComplex = (message: string, extra: Record<string, unknown>) => requestError(new AppError('QUERY_TOO_COMPLEX', message, { extra }));
 
@@ -17,7 +17,7 @@ export function operationLimitsPlugin(schema: GraphQLSchema, services: ApiServic
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, operation, contextValue, response }) {
-          const cost = operation ? operationCost(schema, document, operation, request.variables ?? {}) : undefined;
+          const cost = operation ? cachedOperationCost(schema, document, operation, request.variables ?? {}) : undefined;
           if (!cost) return;
           if (cost.rootFields > MAX_ROOT_FIELDS) {
             throw tooComplex(`The operation has ${cost.rootFields} top-level fields; at most ${MAX_ROOT_FIELDS}: split it`, {

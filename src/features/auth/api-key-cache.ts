@@ -1,0 +1,70 @@
+/**
+ * API keys resolved once, then served from memory: the lookup was one statement of every request
+ * (~0.3 ms of the service's CPU, and PostgreSQL's). Revocation must still act at once
+ * (api-behaviour.md), so entries are trusted only while the process LISTENs for the NOTIFY that a
+ * trigger on `api_keys` sends for every revocation, deletion or truncation, whoever makes it (this
+ * process, another instance, the admin CLI, plain SQL). Without a listening connection (PostgreSQL
+ * away, a transaction-mode PgBouncer and no direct URL) every request looks its key up, as before.
+ */
+import type { PrismaClient } from '../../generated/prisma/client';
+import type { Database } from '../../platform/db/database';
+import type { Subscription } from '../../platform/db/notifications';
+import { API_KEY_CHANGES_CHANNEL, digestOfPresented, findApiKey, touchApiKey, type ApiKeyPrincipal } from './api-keys';
+
+/** How many keys are kept; the oldest entry goes first. */
+const MAX_ENTRIES = 10_000;
+/** Even while listening, an entry is looked up again after this long. */
+const MAX_AGE_MS = 60_000;
+
+interface Entry {
+  principal: ApiKeyPrincipal;
+  cachedAt: number;
+  lastUsedAt: Date | null;
+}
+
+export class ApiKeyAuthenticator {
+  private readonly entries = new Map<string, Entry>();
+  private readonly changes: Subscription;
+  /** Bumped by every change heard: a lookup that started before one must not be cached. */
+  private generation = 0;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    db: Pick<Database, 'listen'>,
+  ) {
+    this.changes = db.listen(API_KEY_CHANGES_CHANNEL, {
+      message: (digest) => {
+        this.generation += 1;
+        if (digest === '*') this.entries.clear();
+        else this.entries.delete(digest);
+      },
+      reset: () => {
+        this.generation += 1;
+        this.entries.clear();
+      },
+    });
+  }
+
+  /** The key's organization, or null when unknown, malformed or revoked. */
+  async authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
+    const digest = digestOfPresented(presented);
+    if (digest === null) return null;
+    const now = Date.now();
+    const entry = this.changes.active ? this.entries.get(digest) : undefined;
+    if (entry && now - entry.cachedAt <= MAX_AGE_MS) {
+      if (touchApiKey(this.prisma, entry.principal.keyId, entry.lastUsedAt, now)) entry.lastUsedAt = new Date(now);
+      return entry.principal;
+    }
+    const generation = this.generation;
+    const found = await findApiKey(this.prisma, digest);
+    if (!found) return null;
+    const touched = touchApiKey(this.prisma, found.principal.keyId, found.lastUsedAt, now);
+    // Kept only if no change was heard while the row was read: it may predate a revocation.
+    if (this.changes.active && generation === this.generation) {
+      this.entries.delete(digest);
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(digest, { principal: found.principal, cachedAt: now, lastUsedAt: touched ? new Date(now) : found.lastUsedAt });
+    }
+    return found.principal;
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * `$queryRaw` answered by the `pg` pool itself, on PostgreSQL. Prisma's raw path costs more CPU
+ * than the statement it sends: its driver adapter converts every value of every row
+ * (`normalize_timestamptz`…), then the client deserializes the result once more by type. On a page
+ * of 100 reports that was 14% of the request's CPU in the profile (docs/performance.md). The driver
+ * already returns what the callers read: Date for timestamps, numbers for int4 (counts are cast
+ * `::int`), parsed jsonb, arrays for text[].
+ *
+ * Model calls (`findMany`…) and interactive transactions stay Prisma's; so does everything on
+ * PGlite, whose single connection is shared with Prisma's transactions: a query from outside the
+ * adapter would run in the middle of one.
+ */
+import type pg from 'pg';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+
+export type QueryObserver = (event: { query: string; durationMs: number }) => void;
+
+/** `$queryRaw` takes a `Prisma.Sql` or is used as a tagged template. */
+function sqlOf(first: unknown, values: unknown[]): Prisma.Sql {
+  if (first instanceof Prisma.Sql) return first;
+  return Prisma.sql(first as TemplateStringsArray, ...values);
+}
+
+export function withDirectRawQueries(prisma: PrismaClient, pool: pg.Pool, onQuery?: QueryObserver): PrismaClient {
+  const queryRaw = async (first: unknown, ...values: unknown[]): Promise<unknown[]> => {
+    const sql = sqlOf(first, values);
+    const started = performance.now();
+    try {
+      return (await pool.query(sql.text, sql.values)).rows;
+    } finally {
+      onQuery?.({ query: sql.text, durationMs: performance.now() - started });
+    }
+  };
+  return new Proxy(prisma, {
+    get(target, property, receiver) {
+      if (property === '$queryRaw') return queryRaw;
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
+}

@@ -67,7 +67,8 @@ describe.each(['pglite', 'postgres'] as const)('SQL statements per page of repor
         apiKey,
       ),
     );
-  });
+    // Seeding 300 reports into PGlite takes most of a minute on a busy 2-core machine.
+  }, 180_000);
 
   afterAll(async () => {
     await server?.close();

@@ -595,6 +595,11 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL queries on %s', (kind) =
       expect(server.queries.filter((q) => /\breports\b/.test(q))).toEqual([]);
       // The same shape with small pages is within budget.
       expect((await gql(query, { outer: 10, inner: 10 })).body.errors).toBeUndefined();
+      // Prices are remembered per document and per value of the variables that set them: each
+      // set of limits keeps its own.
+      expect(onlyError(await gql(query, { outer: 1000, inner: 1000 })).extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX' });
+      expect(onlyError(await gql(query, { outer: 100, inner: 1000 })).extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX' });
+      expect((await gql(query, { outer: 10, inner: 10 })).body.errors).toBeUndefined();
     });
 
     it('leaves stack traces out unless GRAPHQL_STACK_TRACES asks for them', async () => {

@@ -337,7 +337,7 @@ describe.each(DATABASE_KINDS)('exact totals from report_key_counts on %s', (kind
 
     await prisma.$executeRawUnsafe('TRUNCATE reports CASCADE');
     await expectCountersMatchReports(prisma);
-    expect(await restTotal('')).toBe(0);
+    expect(await totalOf(prisma, orgA, {})).toBe(0);
   });
 });
 

@@ -28,6 +28,10 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
     WHERE organization_id = ${organizationId}::uuid AND valid
     ORDER BY created_at DESC OFFSET ${Math.floor(organizationReports / 3)} LIMIT 1`;
   const dealership = await prisma.dealership.findFirstOrThrow({ where: { organization_id: organizationId }, orderBy: { position: 'asc' } });
+  const profile = await prisma.report.findFirstOrThrow({
+    where: { organization_id: organizationId, profile_id: { not: null } },
+    select: { profile_id: true },
+  });
   const to = sample!.created_at;
   const from = new Date(to.getTime() - 30 * 86_400_000);
   const lastName = sample!.client_name.split(' ').pop()!;
@@ -49,6 +53,8 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
       get('list: brand', q({ brand: sample!.brand.toLowerCase() })),
       get('list: dealership_name', q({ dealership_name: 'lyon' })),
       get('list: type=remote', q({ type: 'remote' })),
+      get('list: dealership_id', q({ dealership_id: dealership.id })),
+      get('list: profile_id', q({ profile_id: profile.profile_id! })),
       get('list: valid=false', q({ valid: 'false' })),
       get('list: data__contains', q({ data__contains: JSON.stringify({ vehicle: { specifications: { fuel: 'Électrique' } } }) })),
       get('list: state__not_contains', q({ state__not_contains: JSON.stringify({ folder_sold: { status: true } }) })),

@@ -65,8 +65,9 @@ async function writes(url: string): Promise<number> {
 }
 
 /** The report list's total (src/features/reports/report-query.ts, reportCountSql): one per list request. */
-// Filtered lists count their reports; the default page reads the counter table.
-const REPORT_LIST_TOTAL = '^\\s*select (count\\(\\*\\)::int as total from reports r where|coalesce\\(\\(select total from report_counts)';
+// Lists filtered only by counted columns (the default page among them) sum the counter table; others count.
+const REPORT_LIST_TOTAL =
+  '^\\s*select (count\\(\\*\\)::int as total from reports r where|coalesce\\(sum\\(k\\.total\\), 0\\)::int as total from report_key_counts)';
 
 async function callsMatching(url: string, pattern: string): Promise<number> {
   const [row] = await query<{ calls: number }>(

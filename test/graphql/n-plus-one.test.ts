@@ -103,8 +103,8 @@ describe.each(['pglite', 'postgres'] as const)('SQL statements per page of repor
   });
 
   it('counts the total only when it is selected (directly, through a fragment, or by REST)', async () => {
-    // A total is a count, or (no filter) the organization's counter row.
-    const counts = (statements: string[]) => statements.filter((q) => /count\(\*\)|report_counts/i.test(q)).length;
+    // A total is a count, or (only counted filters) a sum of the organization's counter rows.
+    const counts = (statements: string[]) => statements.filter((q) => /count\(\*\)|report_key_counts/i.test(q)).length;
     const withoutTotal = await statementsFor('{ reports(limit: 10) { items { token } } }', {});
     expect(withoutTotal.statements).toHaveLength(1);
     expect(counts(withoutTotal.statements)).toBe(0);

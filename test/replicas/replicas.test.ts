@@ -177,10 +177,10 @@ describe('read replicas and PgBouncer (primary + pg_basebackup standby + PgBounc
     }
 
     // Reads: the standby served every list and fetch; the primary none of them. (Unfiltered
-    // pages read their total from report_counts: 30 statements on reports, 20 on the counters.)
+    // pages read their total from report_key_counts: 30 statements on reports, 20 on the counters.)
     expect(await selectsOn(cluster!.standbyUrl, 'reports')).toBeGreaterThanOrEqual(30);
-    expect(await selectsOn(cluster!.standbyUrl, 'report_counts')).toBeGreaterThanOrEqual(20);
-    expect(await selectsOn(cluster!.primaryUrl, 'report_counts')).toBe(0);
+    expect(await selectsOn(cluster!.standbyUrl, 'report_key_counts')).toBeGreaterThanOrEqual(20);
+    expect(await selectsOn(cluster!.primaryUrl, 'report_key_counts')).toBe(0);
     expect(await selectsOn(cluster!.standbyUrl, 'users')).toBeGreaterThanOrEqual(10);
     expect(await selectsOn(cluster!.standbyUrl, 'dealerships')).toBeGreaterThanOrEqual(10);
     expect(await selectsOn(cluster!.primaryUrl, 'reports')).toBe(0);
@@ -271,7 +271,7 @@ describe('read replicas and PgBouncer (primary + pg_basebackup standby + PgBounc
     expect(after.primary - before.primary).toBe(15);
     expect(await selectsOn(cluster!.standbyUrl, 'reports')).toBe(0);
     expect(await selectsOn(cluster!.primaryUrl, 'reports')).toBe(5);
-    expect(await selectsOn(cluster!.primaryUrl, 'report_counts')).toBe(5);
+    expect(await selectsOn(cluster!.primaryUrl, 'report_key_counts')).toBe(5);
 
     await cluster!.query(cluster!.standbyUrl, 'SELECT pg_wal_replay_resume()');
     await waitUntil('the replica to return to the rotation', () => app.db.replicaStatus()[0]!.usable);

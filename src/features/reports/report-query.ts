@@ -7,6 +7,7 @@ import { Prisma } from '../../generated/prisma/client';
 import { containsPattern } from '../../shared/like';
 import { orderByClause, orderTerms, type OrderTerm } from '../../shared/order-by';
 import type { ReportFilterArgs } from './report-filters.args';
+import { countedByKey, groupedKeyCountSql, keyCountSql } from './report-key-counts';
 
 const sql = Prisma.sql;
 
@@ -156,17 +157,11 @@ export function reportPageSql(q: ReportPageQuery): Prisma.Sql {
 }
 
 export function reportCountSql(organizationId: string, filters: Partial<ReportFilterArgs>): Prisma.Sql {
-  // No filter but validity (the default page): the counter the triggers keep exact, one row read
-  // instead of every report of the organization counted.
-  if (onlyValidity(filters)) {
-    return sql`SELECT COALESCE((SELECT total FROM report_counts
-      WHERE organization_id = ${organizationId}::uuid AND valid = ${filters.valid ?? true}), 0)::int AS total`;
-  }
+  // Only counted filters (organization, valid, type, dealership, profile; the default page among
+  // them): the counters the triggers keep exact, the organization's few rows summed instead of
+  // its reports counted.
+  if (countedByKey(filters)) return keyCountSql(organizationId, filters);
   return sql`SELECT count(*)::int AS total FROM reports r WHERE ${reportConditions(organizationId, filters)}`;
-}
-
-function onlyValidity(filters: Partial<ReportFilterArgs>): boolean {
-  return Object.entries(filters).every(([name, value]) => name === 'valid' || value === undefined || value === null);
 }
 
 /** The grouping columns a page of reports can be partitioned by (relations Dealership.reports, User.reports). */
@@ -194,6 +189,7 @@ export function groupedReportCountSql(
   organizationId: string,
   filters: Partial<ReportFilterArgs>,
 ): Prisma.Sql {
+  if (countedByKey(filters, groupIds)) return groupedKeyCountSql(column, groupIds, organizationId, filters);
   const group = Prisma.raw(`r.${column}`);
   return sql`SELECT ${group} AS group_id, count(*)::int AS total FROM reports r
     WHERE ${reportConditions(organizationId, filters)} AND ${group} = ANY(${groupIds}::uuid[])

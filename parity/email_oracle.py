@@ -128,6 +128,43 @@ def mutate(rng, text):
     return "".join(chars)
 
 
+# Script blocks for internationalized labels: letters of several scripts (bidi ones included),
+# fullwidth and compatibility characters UTS #46 maps, combining marks, Arabic-Indic digits.
+IDN_BLOCKS = [(0xc0, 0x24f), (0x370, 0x3ff), (0x400, 0x4ff), (0x5d0, 0x5ea), (0x620, 0x64a), (0x660, 0x669), (0x6f0, 0x6f9),
+              (0x900, 0x97f), (0xe00, 0xe5b), (0x1e00, 0x1eff), (0x1f00, 0x1fff), (0x3040, 0x30ff), (0x4e00, 0x4e80),
+              (0xac00, 0xac80), (0xff01, 0xff5e), (0x2160, 0x2188), (0x3300, 0x33ff), (0xfb00, 0xfb4f), (0x300, 0x36f)]
+IDN_SPECIAL = ["\u00b7", "\u0375", "\u05f3", "\u30fb", "ß", "ς", "\u094d", "\u0640", "\u3002", "\uff0e", "-", "0"]
+
+
+def idn_label(rng):
+    """A label of one script, sometimes with a context-rule character, or an A-label (valid, upper-case, or broken)."""
+    if rng.random() < 0.25:
+        text = "".join(chr(rng.randint(*rng.choice(IDN_BLOCKS[:14]))) for _ in range(rng.randint(1, 8)))
+        label = "xn--" + text.encode("punycode").decode("ascii")
+        if rng.random() < 0.2:
+            label = label.upper()
+        if rng.random() < 0.2:
+            label = label[:-1] + rng.choice("abc9-")
+        return label
+    block = rng.choice(IDN_BLOCKS)
+    chars = [chr(rng.randint(*block)) for _ in range(rng.randint(1, 10))]
+    if rng.random() < 0.3:
+        chars.insert(rng.randint(0, len(chars)), rng.choice(IDN_SPECIAL))
+    return "".join(chars)
+
+
+def idn_address(rng):
+    local = rng.choice(["a", "Jean.Dupont", "ÜSER", "info", "ω", "x+y"])
+    labels = [idn_label(rng) for _ in range(rng.randint(1, 3))]
+    labels.append(rng.choice(["com", "de", "рф", "ΕΛ", "ＣＯＭ", "xn--p1ai", "中国"]))
+    return local + "@" + rng.choice([".", ".", "\u3002"]).join(labels)
+
+
+def representable(text):
+    """False when a high surrogate is followed by a low one: JSON (and JavaScript) would make them one character."""
+    return not any("\ud800" <= a <= "\udbff" and "\udc00" <= b <= "\udfff" for a, b in zip(text, text[1:]))
+
+
 def corpus():
     rng = random.Random(SEED)
     items = hand_picked()
@@ -140,9 +177,11 @@ def corpus():
     items.extend(bases)
     for _ in range(1500):
         items.append(mutate(rng, rng.choice(bases)))
+    for _ in range(600):
+        items.append(idn_address(rng))
     seen, unique = set(), []
     for item in items:
-        if item not in seen:
+        if item not in seen and representable(item):
             seen.add(item)
             unique.append(item)
     return unique

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { issueApiKey, revokeApiKey } from '../features/auth/api-keys';
 import { databaseOptionsFrom, loadConfig } from '../app/config';
 import { openDatabase, type Database } from '../platform/db/database';
+import { validateEmailStr } from '../shared/email/email-str';
 import { applyMigrations } from '../platform/db/migrations/apply';
 import type { PrismaClient } from '../generated/prisma/client';
 import { buildDemoDataset } from '../seed/dataset';
@@ -19,6 +20,13 @@ type Options = Record<string, string | boolean | undefined>;
 type Command = (prisma: PrismaClient, options: Options) => Promise<unknown>;
 
 class UsageError extends Error {}
+
+/** A user's e-mail judged as the API judges a lead's (Pydantic's EmailStr), stored normalized. */
+function emailOption(value: string): string {
+  const checked = validateEmailStr(value);
+  if (!checked.ok) throw new UsageError(`--email: value is not a valid email address: ${checked.reason}`);
+  return checked.normalized;
+}
 
 function required(options: Options, name: string): string {
   const value = options[name];
@@ -109,7 +117,7 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
           organization_id: required(o, 'org'),
           entity_id: required(o, 'entity'),
           name: required(o, 'name'),
-          email: typeof o.email === 'string' ? o.email : undefined,
+          email: typeof o.email === 'string' ? emailOption(o.email) : undefined,
           role: typeof o.role === 'string' ? o.role : undefined,
           phone: typeof o.phone === 'string' ? o.phone : undefined,
           dealership_id: typeof o.dealership === 'string' ? o.dealership : undefined,

@@ -68,6 +68,23 @@ describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
     expect((await cli('user:list', '--org', org.output.id)).output.users).toHaveLength(1);
   });
 
+  it('user:create takes an e-mail address as the API does (EmailStr): normalized, or refused with its reason', async () => {
+    const org = (await cli('org:create', '--name', 'Mail Check')).output;
+    const entity = (await cli('entity:create', '--org', org.id, '--name', 'Mail Check SA')).output;
+    const base = ['user:create', '--org', org.id, '--entity', entity.id, '--name', 'Zoé'];
+    const created = await cli(...base, '--email', 'Zoé <Support@Exemple.FR>');
+    expect([created.code, created.output.email]).toEqual([0, 'support@exemple.fr']);
+    const refused = await cli(...base, '--email', 'zoe@garage.local');
+    expect(refused).toEqual({
+      code: 2,
+      output: {
+        error:
+          '--email: value is not a valid email address: The part after the @-sign is a special-use or reserved name that cannot be used with email.',
+      },
+    });
+    expect((await cli('user:list', '--org', org.id)).output.users).toHaveLength(1);
+  });
+
   it('imports reports from JSON Lines, reporting bad lines by number and importing the rest', async () => {
     const org = (await cli('org:create', '--name', 'Importer')).output;
     const entity = (await cli('entity:create', '--org', org.id, '--name', 'Importer SA')).output;

@@ -11,18 +11,13 @@ import { differences, FIXTURE, send, type RecordedAnswer } from '../../parity/ru
 import { startTestServer, type TestServer } from '../support/server';
 
 /** Deliberate: the product wants every response JSON, FastAPI's 307 has no body. */
-const JSON_REDIRECTS = (name: string) => /^GET \/public\/(reports|users|dealerships)(\?.*)?$|create-lead\/$/.test(name);
+const JSON_REDIRECTS = (name: string) => /^GET \/(public|%70ublic)\/(reports|users|dealerships)(\?.*)?$|create-lead\/$/.test(name);
 
-/** Open (issue 13): e-mail addresses are not yet validated as Pydantic's EmailStr (email-validator). */
-const EMAIL_STR = new Set([
-  'email "a b@example.com"',
-  'email "Jean <a@example.com>"',
-  'email "<a@example.com>"',
-  `email "${'a'.repeat(65)}@example.com"`,
-  'email "a@example.invalid"',
-  'email "a@exemple.fr."',
-  'email "a..b@example.com"',
-]);
+/**
+ * Deliberate: text PostgreSQL cannot store (here NUL) is a 422 on its field; FastAPI's reference app
+ * stores nothing and answers 201 (one backed by PostgreSQL would fail on it).
+ */
+const UNSTORABLE = new Set(['NUL in name']);
 
 describe.each(['pglite', 'postgres'] as const)('REST answers as FastAPI gives them, on %s', (kind) => {
   let server: TestServer;
@@ -49,14 +44,13 @@ describe.each(['pglite', 'postgres'] as const)('REST answers as FastAPI gives th
       const difference = differences(await send(server.url, request), recorded[index]!.answer);
       if (difference.length === 0) continue;
       const onlyContentType = difference.every((d) => d.startsWith('content-type'));
-      if ((JSON_REDIRECTS(request.name) && onlyContentType) || EMAIL_STR.has(request.name)) allowed.push(request.name);
+      if (JSON_REDIRECTS(request.name) && onlyContentType) allowed.push(request.name);
+      else if (UNSTORABLE.has(request.name) && difference.join() === 'status 422 ≠ 201') allowed.push(request.name);
       else found.push(`${request.name}: ${difference.join('; ')}`);
     }
     expect(found).toEqual([]);
     // The lists above stay honest: each entry still differs (drop it once fixed).
     const redirects = corpus.filter((r, i) => JSON_REDIRECTS(r.name) && recorded[i]!.answer.status === 307).map((r) => r.name);
-    expect(allowed.sort()).toEqual(
-      [...EMAIL_STR, ...redirects].sort(),
-    );
+    expect(allowed.sort()).toEqual([...redirects, ...UNSTORABLE].sort());
   });
 });

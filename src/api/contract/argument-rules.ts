@@ -8,9 +8,9 @@
 import type { GraphQLArgument } from 'graphql';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { InputErrorItem } from '../../shared/errors';
+import { validateEmailStr } from '../../shared/email/email-str';
 import { parseOrderBy } from '../../shared/order-by';
 import { rulesOf, type InputRule } from '../../shared/schema/input-rules';
-import { validateEmailLikePydantic } from './email-address';
 import * as errors from './pydantic-errors';
 import type { LocatedLater } from './pydantic-errors';
 import { unstorableReason } from './storable-text';
@@ -38,7 +38,11 @@ const isAbsent = (value: unknown) => value === undefined || value === null;
  */
 export function checkFieldRules(rules: readonly InputRule[], value: unknown, raw: unknown = value): FieldCheck {
   if (isAbsent(value)) return { ok: true, value };
-  const unstorable = unstorableReason(value);
+  // An e-mail address answers for itself: EmailStr refuses NUL and unpaired surrogates as unsafe
+  // characters, with its own reason, or drops them with a quoted display name; what it returns is
+  // always storable.
+  const email = typeof value === 'string' && rules.some((rule) => rule.kind === 'email');
+  const unstorable = email ? null : unstorableReason(value);
   if (unstorable) return { ok: false, error: errors.valueError(unstorable.tooDeep ? null : raw, unstorable.reason) };
   // Bounds before validators, and `le` before `ge`, as pydantic-core checks them.
   for (const rule of rules) {
@@ -69,7 +73,7 @@ function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCh
   switch (rule.kind) {
     case 'email': {
       if (typeof value !== 'string') return { ok: true, value };
-      const checked = validateEmailLikePydantic(value);
+      const checked = validateEmailStr(value);
       return checked.ok ? { ok: true, value: checked.normalized } : { ok: false, error: invalidEmail(raw, checked.reason) };
     }
     case 'orderBy': {

@@ -90,8 +90,9 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
   const readBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
 
   const front = async (req: Request, res: Response, next: NextFunction) => {
-    if (req.path !== REST_BASE_PATH && !req.path.startsWith(`${REST_BASE_PATH}/`)) return next();
+    // Decoded before the prefix is looked at too: Starlette routes `/%70ublic/reports/` as `/public/reports/`.
     const path = decodedPath(req);
+    if (path !== REST_BASE_PATH && !path.startsWith(`${REST_BASE_PATH}/`)) return next();
     const resolved = resolveRoute(req, path);
     // Every response is JSON, the redirect included (express's res.redirect answers text/plain).
     if ('redirect' in resolved) return sendJson(res, 307, { detail: 'Temporary Redirect' }, { location: resolved.redirect });
@@ -160,7 +161,7 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
 
   const router = express.Router();
   router.use((req, res, next) => {
-    if (req.method === 'POST' && req.path.startsWith(`${REST_BASE_PATH}/`)) return readBody(req, res, next);
+    if (req.method === 'POST' && decodedPath(req).startsWith(`${REST_BASE_PATH}/`)) return readBody(req, res, next);
     return next();
   });
   // Express 5 passes a rejected promise to the app's error handler (JSON 500 with the request id).
@@ -178,8 +179,13 @@ function canonicalPathOf(route: RestRoute, variables: Record<string, unknown>): 
  * typed, bad UTF-8 becomes U+FFFD; decodeURIComponent would throw, a 500, on either).
  */
 function decodedPath(req: Request): string {
-  return unescape(req.path);
+  let path = decodedPaths.get(req);
+  if (path === undefined) decodedPaths.set(req, (path = unescape(req.path)));
+  return path;
 }
+
+/** Each request's path decoded once (the body reader and the front both need it). */
+const decodedPaths = new WeakMap<Request, string>();
 
 function pathParameters(route: RestRoute, path: string): Record<string, string> {
   const template = `${REST_BASE_PATH}${route.path}`.split('/');

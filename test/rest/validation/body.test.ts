@@ -1,4 +1,5 @@
 import { jsonDecodeError, parseJsonBody, pythonJsonLoads } from '../../../src/api/contract/validation';
+import { decodeJsonBytes } from '../../../src/api/contract/validation/request-body';
 import { createLead, errorsOf, variablesOf } from './helpers';
 
 const DEALERSHIP = 'a8098c1a-f86e-11da-bd1a-00112444be1e';
@@ -26,6 +27,18 @@ describe('JSON body arguments', () => {
   it('JSON argument in a body takes any JSON value as is', () => {
     expect(variablesOf(createLead({ dealership: DEALERSHIP, extra: '{not json' })).extra).toBe('{not json');
     expect(variablesOf(createLead({ dealership: DEALERSHIP, extra: [1, { a: null }] })).extra).toEqual([1, { a: null }]);
+  });
+
+  it('bytes decode as json.loads decodes them (surrogatepass): an encoded lone surrogate is read, not a 400', () => {
+    expect(decodeJsonBytes(Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]))).toBe('"\ud800"');
+    expect(decodeJsonBytes(Buffer.from([0xef, 0xbb, 0xbf, 0x22, 0xed, 0xbf, 0xbf, 0xc3, 0xa9, 0x22]))).toBe('"\udfffé"');
+    expect(decodeJsonBytes(Buffer.from([0xff, 0xfe, 0x22, 0x00, 0x00, 0xd8, 0x22, 0x00]))).toBe('"\ud800"');
+    expect(decodeJsonBytes(Buffer.from([0x22, 0x00, 0x3d, 0xd8, 0x00, 0xde, 0x22, 0x00]))).toBe('"😀"');
+    expect(decodeJsonBytes(Buffer.from('"é😀"'))).toBe('"é😀"');
+    // Still refused, as by Python: other bytes that are not UTF-8, a truncated sequence, an odd UTF-16 length.
+    expect(decodeJsonBytes(Buffer.from([0x22, 0xff, 0x22]))).toBeUndefined();
+    expect(decodeJsonBytes(Buffer.from([0x22, 0xe2, 0x82, 0xed, 0xa0, 0x80, 0x22]))).toBeUndefined();
+    expect(decodeJsonBytes(Buffer.from([0xff, 0xfe, 0x22, 0x00, 0x22]))).toBeUndefined();
   });
 
   it('null is fine for a nullable argument', () => {

@@ -4,6 +4,11 @@
  * /proc/net/tcp) give the local ports, which pg_stat_activity.client_port names. Unlike an
  * application_name, this cannot count another process's connections, and it needs no change to
  * how a server names itself. PostgreSQL runs locally, so its backends' /proc/<pid>/stat is readable.
+ *
+ * A backend's parallel workers (pg_stat_activity.leader_pid) count too: at 1M reports a page's
+ * count(*) runs on two workers beside its backend, and they are processes of their own that live
+ * for one statement. A worker that exits between two samples loses the CPU it spent after the last
+ * one (under one interval, hence a short one); a worker that lives less than one interval is missed.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import pg from 'pg';
@@ -48,7 +53,7 @@ function readCpu(pid: number): number | undefined {
  * lose the CPU of the ones that exit. A backend first seen after the start counts from 0 (all its
  * CPU falls inside the window); one that exits keeps its last sample (under one interval lost).
  */
-export function backendCpuWindow(databaseUrl: string, serverPid: number, intervalMs = 250): CpuWindow & { close(): Promise<void> } {
+export function backendCpuWindow(databaseUrl: string, serverPid: number, intervalMs = 50): CpuWindow & { close(): Promise<void> } {
   const port = Number(new URL(databaseUrl).port || 5432);
   const client = new pg.Client({ connectionString: databaseUrl, application_name: 'vr-bench-observer' });
   const connected = client.connect();
@@ -60,7 +65,11 @@ export function backendCpuWindow(databaseUrl: string, serverPid: number, interva
   const backends = async (): Promise<number[]> => {
     const ports = clientPorts(serverPid, port);
     if (ports.length === 0) return [];
-    const rows = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [ports]);
+    const rows = await client.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity
+       WHERE client_port = ANY($1::int[]) OR leader_pid IN (SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[]))`,
+      [ports],
+    );
     return rows.rows.map((r) => r.pid);
   };
   const sample = async (initial: boolean): Promise<void> => {
@@ -77,8 +86,14 @@ export function backendCpuWindow(databaseUrl: string, serverPid: number, interva
       first = new Map();
       last = new Map();
       await sample(true);
+      // On loaded cores a sample can outlast the interval: skip a tick rather than queue them.
+      let busy = false;
       timer = setInterval(() => {
-        sampling = sampling.then(() => sample(false)).catch(() => undefined);
+        if (busy) return;
+        busy = true;
+        sampling = sample(false)
+          .catch(() => undefined)
+          .finally(() => (busy = false));
       }, intervalMs);
     },
     async stop() {

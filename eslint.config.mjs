@@ -28,6 +28,7 @@ export default tseslint.config(
       'test-artifacts/',
       '.data/',
       'bench/results/',
+      'bench/.peers/',
       'examples/graphql-operations.ts',
     ],
   },

@@ -68,26 +68,25 @@ app.get('/public/reports/:token', async (req, res) => {
   else res.json(rows.rows[0]);
 });
 
-// The GraphQL scenario's data: a page of 100 with each report's dealership, profile and organization.
+// The GraphQL scenario's data (GRAPHQL_PAGE): a page of 100 with each report's dealership and profile.
 app.post('/graphql', async (req, res) => {
   const page = await reportPage(req, 100);
   const ids = (column: keyof CompactReportRow) => [...new Set(page.items.map((r) => r[column]).filter(Boolean))];
-  const [dealerships, users, organizations] = await Promise.all([
+  const [dealerships, users] = await Promise.all([
     pool.query('SELECT id, name FROM dealerships WHERE id = ANY($1::uuid[])', [ids('dealership_id')]),
-    pool.query('SELECT id, name, email, phone FROM users WHERE id = ANY($1::uuid[])', [ids('profile_id')]),
-    pool.query('SELECT id, name FROM organizations WHERE id = ANY($1::uuid[])', [ids('organization_id')]),
+    pool.query('SELECT id, name, email FROM users WHERE id = ANY($1::uuid[])', [ids('profile_id')]),
   ]);
-  const byId = (rows: { id: string }[]) => new Map(rows.map((r) => [r.id, r]));
-  const [d, u, o] = [byId(dealerships.rows), byId(users.rows), byId(organizations.rows)];
+  const byId = (rows: { id: string }[]) => new Map(rows.map(({ id, ...rest }) => [id, rest]));
+  const [d, u] = [byId(dealerships.rows), byId(users.rows)];
   res.json({
     data: {
       reports: {
         total: page.total,
         items: page.items.map((r) => ({
           token: r.token,
-          dealership: d.get(r.dealership_id ?? ''),
-          profile: u.get(r.profile_id ?? ''),
-          organization: o.get(r.organization_id),
+          created_at: r.created_at,
+          dealership: d.get(r.dealership_id ?? '') ?? null,
+          profile: u.get(r.profile_id ?? '') ?? null,
         })),
       },
     },

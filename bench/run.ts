@@ -9,17 +9,22 @@
  *   --connections C      autocannon connections (default 20)
  *   --database-url URL   use this database (migrated here; loaded only when it has no reports)
  *   --keep               keep the scratch database
+ *   --peers              instead of the scenarios: our app, the baseline and PostGraphile 5
+ *                        (installed on demand into bench/.peers/) on three scenarios, same data
+ *                        checked first, with the CPU of the PostgreSQL backends (bench/peers/)
+ *   --rounds N           with --peers: rounds of alternating systems, medians kept (default 3)
+ *   --only REGEX         only the scenarios whose name matches (e.g. 'default page|vin|type=')
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { openDatabase } from '../src/platform/db/database';
 import { applyMigrations } from '../src/platform/db/migrations/apply';
 import { issueApiKey } from '../src/features/auth/api-keys';
 import { loadBenchData } from './load';
-import { ADMIN_URL, adminQuery, cpuMs, log, percentile } from './support';
-import { buildScenarios, type Scenario } from './scenarios';
+import { ADMIN_URL, adminQuery, log } from './support';
+import { buildScenarios } from './scenarios';
+import { measure, startChild, type ChildServer, type Measurement } from './measure';
+import { peerTable, runPeers } from './peers/run-peers';
 
 interface Options {
   reports: number;
@@ -28,10 +33,13 @@ interface Options {
   databaseUrl?: string;
   keep: boolean;
   quick: boolean;
+  peers: boolean;
+  rounds: number;
+  only?: RegExp;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { reports: 100_000, duration: 10, connections: 20, keep: false, quick: false };
+  const options: Options = { reports: 100_000, duration: 10, connections: 20, keep: false, quick: false, peers: false, rounds: 3 };
   const value = (i: number) => {
     const v = argv[i + 1];
     if (v === undefined) throw new Error(`${argv[i]} needs a value`);
@@ -59,6 +67,15 @@ function parseOptions(argv: string[]): Options {
       case '--keep':
         options.keep = true;
         break;
+      case '--peers':
+        options.peers = true;
+        break;
+      case '--rounds':
+        options.rounds = Number(value(i++));
+        break;
+      case '--only':
+        options.only = new RegExp(value(i++));
+        break;
       default:
         throw new Error(`unknown option ${argv[i]}`);
     }
@@ -67,134 +84,13 @@ function parseOptions(argv: string[]): Options {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Child servers
-
-interface ChildServer {
-  name: string;
-  url: string;
-  process: ChildProcess;
-}
-
-function startChild(name: string, file: string, env: Record<string, string>): Promise<ChildServer> {
-  const child = fork(path.join(__dirname, file), [], {
-    // As the Dockerfile runs the service (its NODE_OPTIONS): a 64 MB young generation.
-    execArgv: ['--max-semi-space-size=64', '--import', 'tsx'],
-    // The limiter still runs (its cost is part of the measure) but never refuses: the load is ours.
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'production',
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      LEAD_RATE_LIMIT_PER_MINUTE: '1000000000',
-      ...env,
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (message: { port: number }) => resolve({ name, url: `http://127.0.0.1:${message.port}`, process: child }));
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
-  });
-}
-
-/** Resident set size of a process in MB, from /proc (Linux). */
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Measuring
-
-interface Measurement {
-  requests: number;
-  reqPerSec: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  errors: number;
-  peakRssMb: number;
-  /** the server process's CPU time (user + system) per answered request */
-  cpuMsPerRequest: number;
-}
-
-/**
- * One request before measuring: the scenario must answer what it expects. A server may still be
- * draining the previous scenario's queue (slow statements at 1M reports), so a 503 or a timeout
- * is retried a few times before the run gives up.
- */
-async function checkOnce(server: ChildServer, scenario: Scenario): Promise<void> {
-  let last = '';
-  for (let attempt = 0; attempt < 4; attempt += 1) {
-    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 5_000));
-    try {
-      const response = await fetch(`${server.url}${scenario.path}`, {
-        method: scenario.method,
-        headers: scenario.headers,
-        body: scenario.body,
-        signal: AbortSignal.timeout(90_000),
-      });
-      const text = await response.text();
-      if (response.status === scenario.expectStatus) return;
-      last = `${response.status} ${text.slice(0, 300)}`;
-      if (response.status !== 503) break;
-    } catch (error) {
-      last = String(error);
-    }
-  }
-  throw new Error(`${scenario.name} on ${server.name}: ${last}`);
-}
-
-async function measure(server: ChildServer, scenario: Scenario, options: Options): Promise<Measurement> {
-  await checkOnce(server, scenario);
-  const latencies: number[] = [];
-  let errors = 0;
-  let peak = rssMb(server.process.pid!);
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, rssMb(server.process.pid!));
-  }, 100);
-  const started = Date.now();
-  const cpuBefore = cpuMs(server.process.pid!);
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: `${server.url}${scenario.path}`,
-        method: scenario.method,
-        headers: scenario.headers,
-        body: scenario.body,
-        connections: options.connections,
-        duration: options.duration,
-      },
-      (error, r) => (error ? reject(error) : resolve(r)),
-    );
-    instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-      latencies.push(responseTime);
-      if (statusCode !== scenario.expectStatus) errors += 1;
-    });
-  });
-  clearInterval(sampler);
-  const cpuUsed = cpuMs(server.process.pid!) - cpuBefore;
-  peak = Math.max(peak, rssMb(server.process.pid!));
-  latencies.sort((a, b) => a - b);
-  const seconds = (Date.now() - started) / 1000;
-  return {
-    requests: latencies.length,
-    reqPerSec: latencies.length / seconds,
-    p50: percentile(latencies, 50),
-    p95: percentile(latencies, 95),
-    p99: percentile(latencies, 99),
-    errors: errors + result.errors + result.timeouts,
-    peakRssMb: peak,
-    cpuMsPerRequest: cpuUsed / Math.max(latencies.length, 1),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
 
 interface Row {
   scenario: string;
-  app: Measurement;
+  /** null with `failure` when the app's or the baseline's check failed */
+  app: Measurement | null;
   baseline: Measurement | null;
+  failure?: string;
 }
 
 function table(rows: Row[]): string {
@@ -212,19 +108,23 @@ function table(rows: Row[]): string {
     'ratio',
   ];
   const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
-  const lines = rows.map((r) => [
-    r.scenario,
-    fmt(r.app.reqPerSec, 0),
-    fmt(r.app.cpuMsPerRequest, 2),
-    fmt(r.app.p50),
-    fmt(r.app.p95),
-    fmt(r.app.p99),
-    fmt(r.app.peakRssMb, 0),
-    String(r.app.errors),
-    r.baseline ? fmt(r.baseline.reqPerSec, 0) : '-',
-    r.baseline ? fmt(r.baseline.cpuMsPerRequest, 2) : '-',
-    r.baseline ? fmt(r.app.reqPerSec / r.baseline.reqPerSec, 2) : '-',
-  ]);
+  const lines = rows.map((r) =>
+    !r.app
+      ? [r.scenario, `failed: ${(r.failure ?? '').replace(/\s+/g, ' ').replace(/\|/g, '/').slice(0, 120)}`, ...head.slice(2).map(() => '-')]
+      : [
+          r.scenario,
+          fmt(r.app.reqPerSec, 0),
+          fmt(r.app.cpuMsPerRequest, 2),
+          fmt(r.app.p50),
+          fmt(r.app.p95),
+          fmt(r.app.p99),
+          fmt(r.app.peakRssMb, 0),
+          String(r.app.errors),
+          r.baseline ? fmt(r.baseline.reqPerSec, 0) : '-',
+          r.baseline ? fmt(r.baseline.cpuMsPerRequest, 2) : '-',
+          r.baseline ? fmt(r.app.reqPerSec / r.baseline.reqPerSec, 2) : '-',
+        ],
+  );
   const out = [head, ...lines];
   return [
     `| ${head.join(' | ')} |`,
@@ -267,30 +167,41 @@ async function main(): Promise<void> {
     });
     children.push(app, baseline);
 
-    const rows: Row[] = [];
-    for (const scenario of scenarios.list(apiKey)) {
-      log(`${scenario.name} …`);
-      const measuredApp = await measure(app, scenario, options);
-      const measuredBaseline = scenario.baseline ? await measure(baseline, scenario.baseline, options) : null;
-      rows.push({ scenario: scenario.name, app: measuredApp, baseline: measuredBaseline });
-    }
-
-    const summary = table(rows);
-    console.log(
-      `\n${options.reports} reports (organization under test: ${scenarios.organizationReports}), ${options.duration} s per scenario, ${options.connections} connections\n`,
-    );
-    console.log(summary);
     const dir = path.join(__dirname, 'results');
     mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(
-      file,
-      JSON.stringify(
-        { startedAt, options: { ...options, databaseUrl: undefined }, organizationReports: scenarios.organizationReports, rows },
-        null,
-        2,
-      ),
-    );
+    const file = path.join(dir, `${startedAt.toISOString().replace(/[:.]/g, '-')}${options.peers ? '-peers' : ''}.json`);
+    const header = `${existing || options.reports} reports (organization under test: ${scenarios.organizationReports}), ${options.duration} s per scenario, ${options.connections} connections`;
+    const common = { startedAt, options: { ...options, databaseUrl: undefined }, organizationReports: scenarios.organizationReports };
+
+    if (options.peers) {
+      const context = { organizationId: scenarios.organizationId, reportToken: scenarios.sampleToken, apiKey };
+      const peerOptions = { ...options, databaseUrl: url };
+      const results = await runPeers(context, { app, baseline }, peerOptions, log, (server) => children.push(server));
+      console.log(`\n${header}, ${options.rounds} rounds (medians)\n`);
+      for (const result of results) console.log(`### ${result.scenario}\n\n${peerTable(result)}\n`);
+      writeFileSync(file, JSON.stringify({ ...common, peers: results }, null, 2));
+      log(`written ${path.relative(process.cwd(), file)}`);
+      return;
+    }
+
+    const rows: Row[] = [];
+    for (const scenario of scenarios.list(apiKey).filter((s) => !options.only || options.only.test(s.name))) {
+      log(`${scenario.name} …`);
+      // One scenario that cannot be answered (a 30 s statement timeout at 1M reports on busy cores)
+      // must not cost the figures of all the others.
+      try {
+        const measuredApp = await measure(app, scenario, options);
+        const measuredBaseline = scenario.baseline ? await measure(baseline, scenario.baseline, options) : null;
+        rows.push({ scenario: scenario.name, app: measuredApp, baseline: measuredBaseline });
+      } catch (error) {
+        log(`  failed: ${String(error)}`);
+        rows.push({ scenario: scenario.name, app: null, baseline: null, failure: String(error) });
+      }
+    }
+
+    console.log(`\n${header}\n`);
+    console.log(table(rows));
+    writeFileSync(file, JSON.stringify({ ...common, rows }, null, 2));
     log(`\nwritten ${path.relative(process.cwd(), file)}`);
   } finally {
     for (const child of children) child.process.kill();

@@ -15,7 +15,8 @@ export interface Scenario {
   baseline?: Scenario;
 }
 
-const GRAPHQL_PAGE = `{ reports(limit: 100) { total items { token created_at dealership { name } profile { name email } organization { name } } } }`;
+/** The GraphQL page, the same selection as PostGraphile's in `--peers` (bench/peers/scenarios.ts). */
+export const GRAPHQL_PAGE = `{ reports(limit: 100) { total items { token created_at dealership { name } profile { name email } } } }`;
 
 export async function buildScenarios(prisma: PrismaClient, loadedReports: number) {
   const [biggest] = await prisma.$queryRaw<{ organization_id: string; n: number }[]>`
@@ -23,8 +24,10 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
   const organizationId = biggest!.organization_id;
   const organizationReports = Number(biggest!.n);
   // A report from the middle of the history: its VIN, its client and brand for `search`.
-  const [sample] = await prisma.$queryRaw<{ token: string; vin: string; brand: string; client_name: string; created_at: Date }[]>`
-    SELECT token, vin, brand, client_name, created_at FROM reports
+  const [sample] = await prisma.$queryRaw<
+    { token: string; vin: string; license_number: string; brand: string; client_name: string; created_at: Date }[]
+  >`
+    SELECT token, vin, license_number, brand, client_name, created_at FROM reports
     WHERE organization_id = ${organizationId}::uuid AND valid
     ORDER BY created_at DESC OFFSET ${Math.floor(organizationReports / 3)} LIMIT 1`;
   const dealership = await prisma.dealership.findFirstOrThrow({ where: { organization_id: organizationId }, orderBy: { position: 'asc' } });
@@ -50,8 +53,10 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
       get('list: default page (100)', '/public/reports/'),
       get('list: created_at range (30 days)', q({ created_at__gte: from.toISOString(), created_at__lte: to.toISOString() })),
       get('list: vin', q({ vin: sample!.vin.toLowerCase() })),
+      get('list: license_number', q({ license_number: sample!.license_number.toLowerCase() })),
       get('list: brand', q({ brand: sample!.brand.toLowerCase() })),
       get('list: dealership_name', q({ dealership_name: 'lyon' })),
+      get('list: dealership_id', q({ dealership_id: dealership.id })),
       get('list: type=remote', q({ type: 'remote' })),
       get('list: dealership_id', q({ dealership_id: dealership.id })),
       get('list: profile_id', q({ profile_id: profile.profile_id! })),
@@ -95,5 +100,5 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
       },
     ];
   };
-  return { organizationId, organizationReports, loadedReports, list };
+  return { organizationId, organizationReports, loadedReports, sampleToken: sample!.token, list };
 }

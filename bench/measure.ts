@@ -1,0 +1,151 @@
+/**
+ * The benchmark's servers and its one measure: child processes that tell their port, and an
+ * autocannon run against one of them with latency percentiles, peak RSS and the CPU time spent per
+ * answered request by the server process (and, when asked, by the PostgreSQL backends serving it).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { cpuMs, percentile } from './support';
+import type { Scenario } from './scenarios';
+
+export interface ChildServer {
+  name: string;
+  url: string;
+  process: ChildProcess;
+}
+
+export function startChild(name: string, file: string, env: Record<string, string>): Promise<ChildServer> {
+  const child = fork(path.join(__dirname, file), [], {
+    // As the Dockerfile runs the service (its NODE_OPTIONS): a 64 MB young generation.
+    execArgv: ['--max-semi-space-size=64', '--import', 'tsx'],
+    // The limiter still runs (its cost is part of the measure) but never refuses: the load is ours.
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      LEAD_RATE_LIMIT_PER_MINUTE: '1000000000',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: { port: number }) => resolve({ name, url: `http://127.0.0.1:${message.port}`, process: child }));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
+  });
+}
+
+/** Resident set size of a process in MB, from /proc (Linux). */
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+export interface Measurement {
+  requests: number;
+  reqPerSec: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  errors: number;
+  peakRssMb: number;
+  /** the server process's CPU time (user + system) per answered request */
+  cpuMsPerRequest: number;
+  /** the CPU time of the PostgreSQL backends serving that process, per answered request */
+  pgCpuMsPerRequest?: number;
+}
+
+export interface MeasureOptions {
+  duration: number;
+  connections: number;
+}
+
+/** Counts CPU over a measurement window; started just before the load and stopped just after it. */
+export interface CpuWindow {
+  start(): Promise<void>;
+  /** CPU ms used since start() */
+  stop(): Promise<number>;
+}
+
+/**
+ * One request before measuring: the scenario must answer what it expects. A server may still be
+ * draining the previous scenario's queue (slow statements at 1M reports), so a 503 or a timeout
+ * is retried a few times before the run gives up. Returns the body, for the peers' data check.
+ */
+export async function checkOnce(server: ChildServer, scenario: Scenario): Promise<string> {
+  let last = '';
+  for (let attempt = 0; attempt < 4; attempt += 1) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 5_000));
+    try {
+      const response = await fetch(`${server.url}${scenario.path}`, {
+        method: scenario.method,
+        headers: scenario.headers,
+        body: scenario.body,
+        signal: AbortSignal.timeout(90_000),
+      });
+      const text = await response.text();
+      if (response.status === scenario.expectStatus) return text;
+      last = `${response.status} ${text.slice(0, 300)}`;
+      if (response.status !== 503) break;
+    } catch (error) {
+      last = String(error);
+    }
+  }
+  throw new Error(`${scenario.name} on ${server.name}: ${last}`);
+}
+
+export async function measure(
+  server: ChildServer,
+  scenario: Scenario,
+  options: MeasureOptions,
+  backends?: CpuWindow,
+): Promise<Measurement> {
+  await checkOnce(server, scenario);
+  const latencies: number[] = [];
+  let errors = 0;
+  let peak = rssMb(server.process.pid!);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(server.process.pid!));
+  }, 100);
+  await backends?.start();
+  const started = Date.now();
+  const cpuBefore = cpuMs(server.process.pid!);
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: `${server.url}${scenario.path}`,
+        method: scenario.method,
+        headers: scenario.headers,
+        body: scenario.body,
+        connections: options.connections,
+        duration: options.duration,
+      },
+      (error, r) => (error ? reject(error) : resolve(r)),
+    );
+    instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+      latencies.push(responseTime);
+      if (statusCode !== scenario.expectStatus) errors += 1;
+    });
+  });
+  const cpuUsed = cpuMs(server.process.pid!) - cpuBefore;
+  const seconds = (Date.now() - started) / 1000;
+  const pgCpuUsed = await backends?.stop();
+  clearInterval(sampler);
+  peak = Math.max(peak, rssMb(server.process.pid!));
+  latencies.sort((a, b) => a - b);
+  const answered = Math.max(latencies.length, 1);
+  return {
+    requests: latencies.length,
+    reqPerSec: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    errors: errors + result.errors + result.timeouts,
+    peakRssMb: peak,
+    cpuMsPerRequest: cpuUsed / answered,
+    ...(pgCpuUsed === undefined ? {} : { pgCpuMsPerRequest: pgCpuUsed / answered }),
+  };
+}

@@ -58,7 +58,6 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
       get('list: dealership_name', q({ dealership_name: 'lyon' })),
       get('list: dealership_id', q({ dealership_id: dealership.id })),
       get('list: type=remote', q({ type: 'remote' })),
-      get('list: dealership_id', q({ dealership_id: dealership.id })),
       get('list: profile_id', q({ profile_id: profile.profile_id! })),
       get('list: valid=false', q({ valid: 'false' })),
       get('list: data__contains', q({ data__contains: JSON.stringify({ vehicle: { specifications: { fuel: 'Électrique' } } }) })),

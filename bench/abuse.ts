@@ -13,6 +13,9 @@
  *   --repeat R        runs per scenario (default 3)
  *   --scenarios LIST  which scenarios, by number (default all): e.g. --scenarios 1,5,6
  *   --env K=V         an extra server variable (repeatable), e.g. --env ORG_CONCURRENT_REQUESTS=0
+ *   --compare DIR     also run the server of another checkout (e.g. a worktree of main), alternating
+ *                     with this one run by run, so that both meet the same machine load
+ *   --also K=V,K=V    also run this checkout with these variables (repeatable), alternating likewise
  */
 import { fork } from 'node:child_process';
 import path from 'node:path';
@@ -63,8 +66,16 @@ const ATTACKS: Attack[] = [
   },
 ];
 
-function startApp(databaseUrl: string, env: Record<string, string>) {
-  const child = fork(path.join(__dirname, 'app-server.ts'), [], {
+/** A server to measure: this checkout's or another's, with its own variables. */
+interface Variant {
+  label: string;
+  appServer: string;
+  env: Record<string, string>;
+}
+
+function startApp(variant: Variant, databaseUrl: string, env: Record<string, string>) {
+  const child = fork(variant.appServer, [], {
+    cwd: path.dirname(path.dirname(variant.appServer)),
     execArgv: ['--import', 'tsx'],
     env: {
       ...process.env,
@@ -75,6 +86,7 @@ function startApp(databaseUrl: string, env: Record<string, string>) {
       TRUST_PROXY: 'loopback',
       ANONYMOUS_RATE_LIMIT_PER_MINUTE: '60',
       ...env,
+      ...variant.env,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -127,13 +139,14 @@ async function warmUp(victim: ClientSpec, attacker: ClientSpec | undefined): Pro
 }
 
 async function runOnce(
+  variant: Variant,
   attack: Attack,
   databaseUrl: string,
   keys: { victim: string; attacker: string },
   duration: number,
   extraEnv: Record<string, string>,
 ): Promise<RunResult> {
-  const app = await startApp(databaseUrl, { ...attack.env, ...extraEnv });
+  const app = await startApp(variant, databaseUrl, { ...attack.env, ...extraEnv });
   try {
     const victimClient: ClientSpec = {
       url: `${app.url}/public/reports/?limit=20`,
@@ -183,6 +196,23 @@ async function runOnce(
   }
 }
 
+function summary(scenario: string, variant: Variant | undefined, runs: RunResult[]): string[] {
+  const typical = [...runs].sort((a, b) => a.p95 - b.p95)[Math.floor((runs.length - 1) / 2)]!;
+  return [
+    variant ? `${scenario} [${variant.label}]` : scenario,
+    typical.victimRate.toFixed(0),
+    median(runs.map((r) => r.p50)).toFixed(1),
+    median(runs.map((r) => r.p95)).toFixed(1),
+    runs.map((r) => r.p95.toFixed(0)).join(' / '),
+    formatStatuses(typical.victimStatuses),
+    formatStatuses(typical.attackerStatuses),
+    typical.attackerRate.toFixed(0),
+    median(runs.map((r) => r.serverCpuPerRequest)).toFixed(2),
+    `${(median(runs.map((r) => r.serverCpu)) * 100).toFixed(0)} %`,
+    `${(median(runs.map((r) => r.attackerClientCpu)) * 100).toFixed(0)} %`,
+  ];
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const option = (name: string, fallback: string) => {
@@ -199,6 +229,17 @@ async function main(): Promise<void> {
   const extraEnv = Object.fromEntries(
     argv.flatMap((arg, i) => (argv[i - 1] === '--env' ? [[arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]] : [])),
   ) as Record<string, string>;
+  const here: Variant = { label: 'this checkout', appServer: path.join(__dirname, 'app-server.ts'), env: {} };
+  const compare = option('--compare', '');
+  const variants: Variant[] = [
+    ...(compare ? [{ label: path.basename(path.resolve(compare)), appServer: path.resolve(compare, 'bench/app-server.ts'), env: {} }] : []),
+    here,
+    ...argv.flatMap((arg, i) => {
+      if (argv[i - 1] !== '--also') return [];
+      const env = Object.fromEntries(arg.split(',').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+      return [{ ...here, label: `this checkout, ${arg}`, env }];
+    }),
+  ];
   const attacks = ATTACKS.map((attack, i) => ({ ...attack, number: i + 1 })).filter(
     (a) => chosen.length === 0 || chosen.includes(a.number),
   );
@@ -222,25 +263,19 @@ async function main(): Promise<void> {
     await db.close();
 
     for (const attack of attacks) {
-      const runs: RunResult[] = [];
+      // Run by run, each variant in turn: a change of the machine's load falls on all of them.
+      const runs = new Map<Variant, RunResult[]>(variants.map((v) => [v, []]));
       for (let i = 0; i < repeat; i++) {
-        runs.push(await runOnce(attack, databaseUrl, keys, duration, extraEnv));
-        log(`${attack.number}. ${attack.name}, run ${i + 1}: p50 ${runs.at(-1)!.p50} ms, p95 ${runs.at(-1)!.p95} ms`);
+        for (const variant of variants) {
+          const result = await runOnce(variant, attack, databaseUrl, keys, duration, extraEnv);
+          runs.get(variant)!.push(result);
+          log(
+            `${attack.number}. ${attack.name} [${variant.label}], run ${i + 1}: p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms`,
+          );
+        }
       }
-      const typical = [...runs].sort((a, b) => a.p95 - b.p95)[Math.floor((runs.length - 1) / 2)]!;
-      rows.push([
-        `${attack.number}. ${attack.name}`,
-        typical.victimRate.toFixed(0),
-        median(runs.map((r) => r.p50)).toFixed(1),
-        median(runs.map((r) => r.p95)).toFixed(1),
-        runs.map((r) => r.p95.toFixed(0)).join(' / '),
-        formatStatuses(typical.victimStatuses),
-        formatStatuses(typical.attackerStatuses),
-        typical.attackerRate.toFixed(0),
-        median(runs.map((r) => r.serverCpuPerRequest)).toFixed(2),
-        `${(median(runs.map((r) => r.serverCpu)) * 100).toFixed(0)} %`,
-        `${(median(runs.map((r) => r.attackerClientCpu)) * 100).toFixed(0)} %`,
-      ]);
+      for (const [variant, results] of runs)
+        rows.push(summary(`${attack.number}. ${attack.name}`, variants.length > 1 ? variant : undefined, results));
     }
   } finally {
     await new Promise((resolve) => setTimeout(resolve, 300));

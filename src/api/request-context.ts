@@ -11,8 +11,9 @@ import type { Database } from '../platform/db/database';
 import { limitStatements, Semaphore } from '../platform/db/statement-limiter';
 import type { Logger } from '../platform/logger';
 import type { ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limiter';
-import type { RateLimitDecision, RateLimits } from '../platform/rate-limit/rate-limiter';
+import type { RateLimitDecision, RateLimitKind, RateLimits } from '../platform/rate-limit/rate-limiter';
 import { rateLimited, tooManyConcurrentRequests, type AppError } from '../shared/errors';
+import type { RecentKeys } from './recent-keys';
 
 /** At most this many SQL statements of one request run at once (the pool serves everyone). */
 export const STATEMENTS_IN_FLIGHT_PER_REQUEST = 3;
@@ -23,8 +24,10 @@ export interface ApiServices {
   rateLimits: RateLimits;
   /** Requests of one organization in progress at once in this process (ORG_CONCURRENT_REQUESTS). */
   organizationSlots: ConcurrencyLimiter;
-  /** Told of each refusal by `organizationSlots` (metrics). */
-  onSlotRefused?: () => void;
+  /** Keys recently authenticated: a spent organization's key is refused without its lookup. */
+  recentKeys?: RecentKeys;
+  /** Told of each refusal answered at admission (metrics). */
+  onRefused?: (kind: RateLimitKind) => void;
   /** Base of the report links sent to clients. */
   appBaseUrl: string;
 }
@@ -55,8 +58,14 @@ export async function authenticate(
   if (await anonymous.isExhausted(clientAddress)) {
     return { status: 'throttled', decision: await anonymous.consume(clientAddress) };
   }
+  // Refused at admission anyway: not worth a statement (recent-keys.ts).
+  const known = services.recentKeys?.recall(presented);
+  if (known && services.rateLimits.requests.refusal(known.organizationId)) return { status: 'authenticated', principal: known };
   const principal = await authenticateApiKey(services.db.prisma, presented);
-  if (principal) return { status: 'authenticated', principal };
+  if (principal) {
+    services.recentKeys?.remember(presented, principal);
+    return { status: 'authenticated', principal };
+  }
   const decision = await anonymous.consume(clientAddress);
   return decision.allowed ? { status: 'invalid' } : { status: 'throttled', decision };
 }
@@ -79,11 +88,14 @@ export type Admission =
  */
 export async function admitOrganization(services: ApiServices, principal: ApiKeyPrincipal, clientGone: AbortSignal): Promise<Admission> {
   const spent = services.rateLimits.requests.refusal(principal.organizationId);
-  if (spent) return { admitted: false, error: rateLimited(spent.retryAfterSeconds), headers: spent.headers };
+  if (spent) {
+    services.onRefused?.('requests');
+    return { admitted: false, error: rateLimited(spent.retryAfterSeconds), headers: spent.headers };
+  }
   const slot = await services.organizationSlots.acquire(principal.organizationId, clientGone);
   if (slot.admitted) return slot;
   if (slot.reason === 'aborted') return { admitted: false, headers: {} };
-  services.onSlotRefused?.();
+  services.onRefused?.('concurrency');
   return {
     admitted: false,
     error: tooManyConcurrentRequests(services.organizationSlots.settings.limit, SLOT_RETRY_AFTER_SECONDS),

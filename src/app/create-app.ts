@@ -11,6 +11,7 @@ import { graphqlRouter } from '../api/graphql/server';
 import { errorHandler, notFoundHandler } from '../api/http-errors';
 import { buildOpenApiDocument } from '../api/openapi/openapi-document';
 import { swaggerUiRouter } from '../api/openapi/swagger-ui';
+import { RecentKeys } from '../api/recent-keys';
 import type { ApiServices } from '../api/request-context';
 import { restRouter } from '../api/rest/rest-router';
 import { routeTemplateOf } from '../api/route-templates';
@@ -64,6 +65,7 @@ export async function createApp(context: AppContext): Promise<Express> {
   const schema = await buildAppSchema();
   const rateLimits = context.rateLimits ?? createRateLimits(config.rateLimits);
   const organizationSlots = context.organizationSlots ?? createConcurrencyLimiter(config.organizationConcurrency);
+  const recentKeys = new RecentKeys();
   // One budget and one set of slots for both interfaces; each reports its own refusals to the metrics.
   const services = (api: ApiInterface): ApiServices => {
     const rejected = metrics.rateLimitRejected(api);
@@ -72,7 +74,8 @@ export async function createApp(context: AppContext): Promise<Express> {
       appBaseUrl: config.appBaseUrl,
       rateLimits: reportingRejections(rateLimits, rejected),
       organizationSlots,
-      onSlotRefused: () => rejected('concurrency'),
+      recentKeys,
+      onRefused: rejected,
     };
   };
   // Before Apollo on the same path: it answers browsers asking for HTML and passes the rest on.

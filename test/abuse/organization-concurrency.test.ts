@@ -162,7 +162,7 @@ describe('an organization whose budget is spent', () => {
   });
   afterAll(() => server.close());
 
-  it('is refused before its document is even parsed, with the budget’s headers; another organization is not', async () => {
+  it('is refused before its document is parsed or its key looked up, with the budget’s headers; another organization is not', async () => {
     const [spent, other] = [server.keys[0]!, server.keys[1]!];
     const list = (key: string) => fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': key } });
     // A page of dealerships is two points: the third is over the budget of four.
@@ -175,9 +175,12 @@ describe('an organization whose budget is spent', () => {
     expect(((await unparsed.json()) as { errors: { extensions: unknown }[] }).errors[0]!.extensions).toMatchObject({
       code: 'RATE_LIMITED',
     });
+    // Nor is its key looked up again while the budget stays spent: a 429 costs no SQL.
+    server.resetQueryLog();
     const rest = await list(spent);
     expect(rest.status).toBe(429);
     expect(await rest.json()).toEqual({ detail: 'Rate limit exceeded' });
+    expect(server.queries).toEqual([]);
     expect((await postGraphql(server, other, '{ reports(')).status).toBe(400);
     expect((await list(other)).status).toBe(200);
   });

@@ -154,11 +154,8 @@ export function reportingRejections(limits: RateLimits, onRejected: (kind: RateL
       return decision;
     },
     isExhausted: (key) => limits[kind].isExhausted(key),
-    refusal(key) {
-      const decision = limits[kind].refusal(key);
-      if (decision) onRejected(kind);
-      return decision;
-    },
+    // A check: whoever answers the 429 it allows reports it.
+    refusal: (key) => limits[kind].refusal(key),
   });
   return { requests: reporting('requests'), leads: reporting('leads'), anonymous: reporting('anonymous'), close: () => limits.close() };
 }

@@ -40,6 +40,8 @@ interface Attack {
   body: string;
   /** server variables of this scenario */
   env?: Record<string, string>;
+  /** the attackers' budget is spent before the timing starts: every answer they get is a 429 */
+  spentFirst?: boolean;
 }
 
 const UNLIMITED = '1000000000';
@@ -63,6 +65,13 @@ const ATTACKS: Attack[] = [
     keyed: true,
     body: aliasDocument(20),
     env: { RATE_LIMIT_PER_MINUTE: UNLIMITED },
+  },
+  {
+    name: '4 clients of one other tenant whose budget is spent (what a 429 costs)',
+    attackers: 4,
+    keyed: true,
+    body: aliasDocument(20),
+    spentFirst: true,
   },
 ];
 
@@ -130,12 +139,19 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 /**
  * A fresh server's first requests compile (JIT, Prisma's first queries): 50 of the victim's and
- * 5 of one attacker's, one at a time, before anything is timed.
+ * 5 of one attacker's, one at a time, before anything is timed (and, for `spentFirst`, the
+ * attacker's budget spent).
  */
-async function warmUp(victim: ClientSpec, attacker: ClientSpec | undefined): Promise<void> {
+async function warmUp(victim: ClientSpec, attacker: ClientSpec | undefined, spendBudget: boolean): Promise<void> {
   const send = (client: ClientSpec) => fetch(client.url, { method: client.method ?? 'GET', headers: client.headers, body: client.body });
   for (let i = 0; i < 50; i++) await (await send(victim)).arrayBuffer();
   for (let i = 0; attacker && i < 5; i++) await (await send(attacker)).arrayBuffer();
+  // Until refused, with its whole budget of one minute: longer than any run.
+  while (attacker && spendBudget) {
+    const response = await send(attacker);
+    await response.arrayBuffer();
+    if (response.status === 429) break;
+  }
 }
 
 async function runOnce(
@@ -166,7 +182,7 @@ async function runOnce(
       body: attack.body,
       connections: 1,
     }));
-    await warmUp(victimClient, attackerClients[0]);
+    await warmUp(victimClient, attackerClients[0], attack.spentFirst ?? false);
     const cpuBefore = cpuMs(app.child.pid!);
     const [victim, attackers] = await Promise.all([
       generateLoad([victimClient], duration),

@@ -104,7 +104,9 @@ export function createRateLimiter(policy: RateLimitPolicy, redis?: Redis): RateL
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
         const decision = refused(policy, Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
-        refusals.remember(key, policy, rejection.msBeforeNext);
+        // Only a refusal of the shared budget holds until its window ends: one from the insurance
+        // limiter (Redis away) says nothing of the budget Redis will count again once back.
+        if (!redis || redis.status === 'ready') refusals.remember(key, policy, rejection.msBeforeNext);
         return decision;
       }
     },

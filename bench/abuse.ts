@@ -3,19 +3,27 @@
  * into a scratch PostgreSQL database, starts the real app (bench/app-server.ts, production
  * settings) and, for each scenario, measures a victim tenant's steady reads (GET /public/reports/?limit=20)
  * while attackers send their requests, each attacker from its own client address
- * (X-Forwarded-For, with TRUST_PROXY=loopback as behind HAProxy). Prints one table: the victim's
- * req/s and latency, what the attackers were answered, and the server's CPU ms per request.
+ * (X-Forwarded-For, with TRUST_PROXY=loopback as behind HAProxy). The victim's client and the
+ * attackers' clients are two processes of their own (bench/load-client.ts), so neither delays the
+ * other's timing. Each scenario runs `--repeat` times (a fresh server each time); the table gives
+ * the median run (by victim p95) and every run's p95, because the machine's other jobs move single runs.
  *
- *   --reports N     reports to load (default 20000)
- *   --duration S    seconds per scenario (default 10)
+ *   --reports N       reports to load (default 20000)
+ *   --duration S      seconds per run (default 10)
+ *   --repeat R        runs per scenario (default 3)
+ *   --scenarios LIST  which scenarios, by number (default all): e.g. --scenarios 1,5,6
+ *   --env K=V         an extra server variable (repeatable), e.g. --env ORG_CONCURRENT_REQUESTS=0
+ *   --compare DIR     also run the server of another checkout (e.g. a worktree of main), alternating
+ *                     with this one run by run, so that both meet the same machine load
+ *   --also K=V,K=V    also run this checkout with these variables (repeatable), alternating likewise
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { issueApiKey } from '../src/features/auth/api-keys';
 import { openDatabase } from '../src/platform/db/database';
 import { applyMigrations } from '../src/platform/db/migrations/apply';
 import { loadBenchData } from './load';
+import type { ClientSpec, LoadResult } from './load-client';
 import { ADMIN_URL, adminQuery, cpuMs, log, percentile } from './support';
 
 /** the victim's requests per second */
@@ -27,35 +35,56 @@ const aliasDocument = (count: number) =>
 interface Attack {
   name: string;
   attackers: number;
-  /** the attackers' API key: undefined for keyless attackers */
+  /** the attackers use another organization's API key; false: no key */
   keyed: boolean;
   body: string;
-  /** ANONYMOUS_RATE_LIMIT_PER_MINUTE of the server for this scenario */
-  anonymousPerMinute: number;
+  /** server variables of this scenario */
+  env?: Record<string, string>;
+  /** the attackers' budget is spent before the timing starts: every answer they get is a 429 */
+  spentFirst?: boolean;
 }
 
+const UNLIMITED = '1000000000';
+
 const ATTACKS: Attack[] = [
-  { name: 'victim alone', attackers: 0, keyed: false, body: '', anonymousPerMinute: 60 },
-  { name: '4 keyless clients, 2,500-alias documents', attackers: 4, keyed: false, body: aliasDocument(2_500), anonymousPerMinute: 60 },
-  { name: '12 keyless clients, 2,500-alias documents', attackers: 12, keyed: false, body: aliasDocument(2_500), anonymousPerMinute: 60 },
+  { name: 'victim alone', attackers: 0, keyed: false, body: '' },
+  { name: '4 keyless clients, 2,500-alias documents', attackers: 4, keyed: false, body: aliasDocument(2_500) },
+  { name: '12 keyless clients, 2,500-alias documents', attackers: 12, keyed: false, body: aliasDocument(2_500) },
   {
     name: '4 keyless clients, keyless throttle off',
     attackers: 4,
     keyed: false,
     body: aliasDocument(2_500),
-    anonymousPerMinute: 1_000_000_000,
+    env: { ANONYMOUS_RATE_LIMIT_PER_MINUTE: UNLIMITED },
   },
+  { name: '4 clients of one other tenant, widest allowed operation (20 lists)', attackers: 4, keyed: true, body: aliasDocument(20) },
+  { name: '16 clients of one other tenant, widest allowed operation', attackers: 16, keyed: true, body: aliasDocument(20) },
   {
-    name: '4 clients of one other tenant, widest allowed operation (20 lists)',
+    name: '4 clients of one other tenant, widest operation, budget unlimited',
     attackers: 4,
     keyed: true,
     body: aliasDocument(20),
-    anonymousPerMinute: 60,
+    env: { RATE_LIMIT_PER_MINUTE: UNLIMITED },
+  },
+  {
+    name: '4 clients of one other tenant whose budget is spent (what a 429 costs)',
+    attackers: 4,
+    keyed: true,
+    body: aliasDocument(20),
+    spentFirst: true,
   },
 ];
 
-function startApp(databaseUrl: string, anonymousPerMinute: number): Promise<{ url: string; child: ChildProcess }> {
-  const child = fork(path.join(__dirname, 'app-server.ts'), [], {
+/** A server to measure: this checkout's or another's, with its own variables. */
+interface Variant {
+  label: string;
+  appServer: string;
+  env: Record<string, string>;
+}
+
+function startApp(variant: Variant, databaseUrl: string, env: Record<string, string>) {
+  const child = fork(variant.appServer, [], {
+    cwd: path.dirname(path.dirname(variant.appServer)),
     execArgv: ['--import', 'tsx'],
     env: {
       ...process.env,
@@ -64,41 +93,173 @@ function startApp(databaseUrl: string, anonymousPerMinute: number): Promise<{ ur
       LOG_LEVEL: 'error',
       METRICS_TOKEN: `bench-${process.pid}`,
       TRUST_PROXY: 'loopback',
-      ANONYMOUS_RATE_LIMIT_PER_MINUTE: String(anonymousPerMinute),
+      ANONYMOUS_RATE_LIMIT_PER_MINUTE: '60',
+      ...env,
+      ...variant.env,
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  return new Promise((resolve, reject) => {
+  return new Promise<{ url: string; child: typeof child }>((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve({ url: `http://127.0.0.1:${message.port}`, child }));
     child.once('exit', (code) => reject(new Error(`app exited with ${code}`)));
   });
 }
 
-interface Load {
-  latencies: number[];
-  statuses: Map<number, number>;
+/** One load generator process running `clients` for `duration` seconds. */
+function generateLoad(clients: ClientSpec[], duration: number): Promise<LoadResult> {
+  const child = fork(path.join(__dirname, 'load-client.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (result: LoadResult) => resolve(result));
+    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`load client exited with ${code}`))));
+    child.send({ clients, duration });
+  });
 }
 
-function run(options: autocannon.Options): { done: Promise<void>; load: Load } {
-  const load: Load = { latencies: [], statuses: new Map() };
-  const done = new Promise<void>((resolve, reject) => {
-    const instance = autocannon(options, (error) => (error ? reject(error) : resolve()));
-    instance.on('response', (_client: unknown, status: number, _bytes: number, time: number) => {
-      load.latencies.push(time);
-      load.statuses.set(status, (load.statuses.get(status) ?? 0) + 1);
-    });
-  });
-  return { done, load };
+interface RunResult {
+  p50: number;
+  p95: number;
+  victimRate: number;
+  victimStatuses: Map<number, number>;
+  attackerStatuses: Map<number, number>;
+  attackerRate: number;
+  serverCpuPerRequest: number;
+  /** share of one core */
+  serverCpu: number;
+  attackerClientCpu: number;
+}
+
+const addStatuses = (into: Map<number, number>, statuses: Record<number, number>) => {
+  for (const [status, n] of Object.entries(statuses)) into.set(Number(status), (into.get(Number(status)) ?? 0) + n);
+};
+const formatStatuses = (statuses: Map<number, number>) => [...statuses].map(([s, n]) => `${s}×${n}`).join(' ') || '-';
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+
+/**
+ * A fresh server's first requests compile (JIT, Prisma's first queries): 50 of the victim's and
+ * 5 of one attacker's, one at a time, before anything is timed (and, for `spentFirst`, the
+ * attacker's budget spent).
+ */
+async function warmUp(victim: ClientSpec, attacker: ClientSpec | undefined, spendBudget: boolean): Promise<void> {
+  const send = (client: ClientSpec) => fetch(client.url, { method: client.method ?? 'GET', headers: client.headers, body: client.body });
+  for (let i = 0; i < 50; i++) await (await send(victim)).arrayBuffer();
+  for (let i = 0; attacker && i < 5; i++) await (await send(attacker)).arrayBuffer();
+  // Until refused, with its whole budget of one minute: longer than any run.
+  while (attacker && spendBudget) {
+    const response = await send(attacker);
+    await response.arrayBuffer();
+    if (response.status === 429) break;
+  }
+}
+
+async function runOnce(
+  variant: Variant,
+  attack: Attack,
+  databaseUrl: string,
+  keys: { victim: string; attacker: string },
+  duration: number,
+  extraEnv: Record<string, string>,
+): Promise<RunResult> {
+  const app = await startApp(variant, databaseUrl, { ...attack.env, ...extraEnv });
+  try {
+    const victimClient: ClientSpec = {
+      url: `${app.url}/public/reports/?limit=20`,
+      headers: { 'x-api-key': keys.victim, 'x-forwarded-for': '198.51.100.1' },
+      // A steady 10 requests/s: well within the victim's own budget (3,000 points a minute).
+      connections: 1,
+      overallRate: VICTIM_RATE,
+    };
+    const attackerClients: ClientSpec[] = Array.from({ length: attack.attackers }, (_, i) => ({
+      url: `${app.url}/graphql`,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-forwarded-for': `203.0.113.${i + 1}`,
+        ...(attack.keyed ? { 'x-api-key': keys.attacker } : {}),
+      },
+      body: attack.body,
+      connections: 1,
+    }));
+    await warmUp(victimClient, attackerClients[0], attack.spentFirst ?? false);
+    const cpuBefore = cpuMs(app.child.pid!);
+    const [victim, attackers] = await Promise.all([
+      generateLoad([victimClient], duration),
+      attackerClients.length > 0 ? generateLoad(attackerClients, duration) : Promise.resolve({ clients: [], cpuMs: 0 }),
+    ]);
+    const cpu = cpuMs(app.child.pid!) - cpuBefore;
+    const latencies = victim.clients[0]!.latencies.sort((a, b) => a - b);
+    const victimStatuses = new Map<number, number>();
+    addStatuses(victimStatuses, victim.clients[0]!.statuses);
+    const attackerStatuses = new Map<number, number>();
+    for (const client of attackers.clients) addStatuses(attackerStatuses, client.statuses);
+    const attackerAnswers = [...attackerStatuses.values()].reduce((a, b) => a + b, 0);
+    return {
+      p50: percentile(latencies, 50),
+      p95: percentile(latencies, 95),
+      victimRate: latencies.length / duration,
+      victimStatuses,
+      attackerStatuses,
+      attackerRate: attackerAnswers / duration,
+      serverCpuPerRequest: cpu / Math.max(latencies.length + attackerAnswers, 1),
+      serverCpu: cpu / (duration * 1000),
+      attackerClientCpu: attackers.cpuMs / (duration * 1000),
+    };
+  } finally {
+    app.child.kill();
+    await new Promise((resolve) => app.child.once('exit', resolve));
+  }
+}
+
+function summary(scenario: string, variant: Variant | undefined, runs: RunResult[]): string[] {
+  const typical = [...runs].sort((a, b) => a.p95 - b.p95)[Math.floor((runs.length - 1) / 2)]!;
+  return [
+    variant ? `${scenario} [${variant.label}]` : scenario,
+    typical.victimRate.toFixed(0),
+    median(runs.map((r) => r.p50)).toFixed(1),
+    median(runs.map((r) => r.p95)).toFixed(1),
+    runs.map((r) => r.p95.toFixed(0)).join(' / '),
+    formatStatuses(typical.victimStatuses),
+    formatStatuses(typical.attackerStatuses),
+    typical.attackerRate.toFixed(0),
+    median(runs.map((r) => r.serverCpuPerRequest)).toFixed(2),
+    `${(median(runs.map((r) => r.serverCpu)) * 100).toFixed(0)} %`,
+    `${(median(runs.map((r) => r.attackerClientCpu)) * 100).toFixed(0)} %`,
+  ];
 }
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const option = (name: string, fallback: number) => {
+  const option = (name: string, fallback: string) => {
     const at = argv.indexOf(name);
-    return at >= 0 ? Number(argv[at + 1]) : fallback;
+    return at >= 0 ? argv[at + 1]! : fallback;
   };
-  const reports = option('--reports', 20_000);
-  const duration = option('--duration', 10);
+  const reports = Number(option('--reports', '20000'));
+  const duration = Number(option('--duration', '10'));
+  const repeat = Number(option('--repeat', '3'));
+  const chosen = option('--scenarios', '')
+    .split(',')
+    .filter((s) => s !== '')
+    .map(Number);
+  const extraEnv = Object.fromEntries(
+    argv.flatMap((arg, i) => (argv[i - 1] === '--env' ? [[arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]] : [])),
+  ) as Record<string, string>;
+  const here: Variant = { label: 'this checkout', appServer: path.join(__dirname, 'app-server.ts'), env: {} };
+  const compare = option('--compare', '');
+  const variants: Variant[] = [
+    ...(compare ? [{ label: path.basename(path.resolve(compare)), appServer: path.resolve(compare, 'bench/app-server.ts'), env: {} }] : []),
+    here,
+    ...argv.flatMap((arg, i) => {
+      if (argv[i - 1] !== '--also') return [];
+      const env = Object.fromEntries(arg.split(',').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+      return [{ ...here, label: `this checkout, ${arg}`, env }];
+    }),
+  ];
+  const attacks = ATTACKS.map((attack, i) => ({ ...attack, number: i + 1 })).filter(
+    (a) => chosen.length === 0 || chosen.includes(a.number),
+  );
+
   const scratch = `vr_bench_abuse_${Date.now()}`;
   await adminQuery(`CREATE DATABASE ${scratch}`);
   const url = new URL(ADMIN_URL);
@@ -111,63 +272,49 @@ async function main(): Promise<void> {
     log(`loading ${reports} reports`);
     await loadBenchData(databaseUrl, reports, log);
     const organizations = await db.prisma.organization.findMany({ select: { id: true }, orderBy: { id: 'asc' } });
-    const victimKey = (await issueApiKey(db.prisma, organizations[0]!.id, 'bench', 'victim')).key;
-    const attackerKey = (await issueApiKey(db.prisma, organizations[1]!.id, 'bench', 'attacker')).key;
+    const keys = {
+      victim: (await issueApiKey(db.prisma, organizations[0]!.id, 'bench', 'victim')).key,
+      attacker: (await issueApiKey(db.prisma, organizations[1]!.id, 'bench', 'attacker')).key,
+    };
     await db.close();
 
-    for (const attack of ATTACKS) {
-      log(`${attack.name} …`);
-      const app = await startApp(databaseUrl, attack.anonymousPerMinute);
-      try {
-        const cpuBefore = cpuMs(app.child.pid!);
-        const victim = run({
-          url: `${app.url}/public/reports/?limit=20`,
-          headers: { 'x-api-key': victimKey, 'x-forwarded-for': '198.51.100.1' },
-          // A steady 10 requests/s: well within the victim's own budget (3,000 points a minute).
-          connections: 1,
-          overallRate: VICTIM_RATE,
-          duration,
-        });
-        const attackers = Array.from({ length: attack.attackers }, (_, i) =>
-          run({
-            url: `${app.url}/graphql`,
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              'x-forwarded-for': `203.0.113.${i + 1}`,
-              ...(attack.keyed ? { 'x-api-key': attackerKey } : {}),
-            },
-            body: attack.body,
-            connections: 1,
-            duration,
-          }),
-        );
-        await Promise.all([victim.done, ...attackers.map((a) => a.done)]);
-        const cpu = cpuMs(app.child.pid!) - cpuBefore;
-        const sorted = [...victim.load.latencies].sort((a, b) => a - b);
-        const attackerStatuses = new Map<number, number>();
-        for (const a of attackers)
-          for (const [status, n] of a.load.statuses) attackerStatuses.set(status, (attackerStatuses.get(status) ?? 0) + n);
-        const answered = victim.load.latencies.length + [...attackerStatuses.values()].reduce((a, b) => a + b, 0);
-        rows.push([
-          attack.name,
-          (victim.load.latencies.length / duration).toFixed(0),
-          percentile(sorted, 50).toFixed(1),
-          percentile(sorted, 95).toFixed(1),
-          [...victim.load.statuses].map(([s, n]) => `${s}×${n}`).join(' '),
-          [...attackerStatuses].map(([s, n]) => `${s}×${n}`).join(' ') || '-',
-          (cpu / Math.max(answered, 1)).toFixed(2),
-        ]);
-      } finally {
-        app.child.kill();
+    for (const attack of attacks) {
+      // Run by run, each variant in turn: a change of the machine's load falls on all of them.
+      const runs = new Map<Variant, RunResult[]>(variants.map((v) => [v, []]));
+      for (let i = 0; i < repeat; i++) {
+        for (const variant of variants) {
+          const result = await runOnce(variant, attack, databaseUrl, keys, duration, extraEnv);
+          runs.get(variant)!.push(result);
+          log(
+            `${attack.number}. ${attack.name} [${variant.label}], run ${i + 1}: p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms`,
+          );
+        }
       }
+      for (const [variant, results] of runs)
+        rows.push(summary(`${attack.number}. ${attack.name}`, variants.length > 1 ? variant : undefined, results));
     }
   } finally {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await adminQuery(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
   }
-  const head = ['scenario', 'victim req/s', 'victim p50 ms', 'victim p95 ms', 'victim statuses', 'attacker statuses', 'server CPU ms/req'];
-  console.log(`\n${reports} reports, ${duration} s per scenario; victim: ${VICTIM_RATE} requests/s reading 20 reports\n`);
+  const head = [
+    'scenario',
+    'victim req/s',
+    'victim p50 ms',
+    'victim p95 ms',
+    'p95 of each run',
+    'victim statuses',
+    'attacker statuses',
+    'attacker req/s',
+    'server CPU ms/req',
+    'server CPU',
+    'attackers’ client CPU',
+  ];
+  const extra = Object.entries(extraEnv).map(([k, v]) => `${k}=${v}`);
+  console.log(
+    `\n${reports} reports, ${duration} s per run, ${repeat} runs per scenario (medians; statuses of the median run)` +
+      `${extra.length ? `, server with ${extra.join(' ')}` : ''}; victim: ${VICTIM_RATE} requests/s reading 20 reports\n`,
+  );
   console.log(
     `| ${head.join(' | ')} |\n|---|${head
       .slice(1)

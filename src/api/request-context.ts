@@ -11,7 +11,9 @@ import { createLoaders } from '../features/loaders';
 import type { Database } from '../platform/db/database';
 import { limitStatements, Semaphore } from '../platform/db/statement-limiter';
 import type { Logger } from '../platform/logger';
-import type { RateLimitDecision, RateLimits } from '../platform/rate-limit/rate-limiter';
+import type { ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limiter';
+import type { RateLimitDecision, RateLimitKind, RateLimits } from '../platform/rate-limit/rate-limiter';
+import { rateLimited, tooManyConcurrentRequests, type AppError } from '../shared/errors';
 
 /** At most this many SQL statements of one request run at once (the pool serves everyone). */
 export const STATEMENTS_IN_FLIGHT_PER_REQUEST = 3;
@@ -22,6 +24,10 @@ export interface ApiServices {
   /** Keys resolved from memory while revocations are heard (features/auth/api-key-cache.ts). */
   apiKeys: ApiKeyAuthenticator;
   rateLimits: RateLimits;
+  /** Requests of one organization in progress at once in this process (ORG_CONCURRENT_REQUESTS). */
+  organizationSlots: ConcurrencyLimiter;
+  /** Told of each refusal answered at admission (metrics). */
+  onRefused?: (kind: RateLimitKind) => void;
   /** Base of the report links sent to clients. */
   appBaseUrl: string;
 }
@@ -56,6 +62,51 @@ export async function authenticate(
   if (principal) return { status: 'authenticated', principal };
   const decision = await anonymous.consume(clientAddress);
   return decision.allowed ? { status: 'invalid' } : { status: 'throttled', decision };
+}
+
+/** The seconds a request refused for want of a slot is told to wait: slots free up in milliseconds. */
+export const SLOT_RETRY_AFTER_SECONDS = 1;
+
+export type Admission =
+  | { admitted: true; release: () => void }
+  /** `error` is the 429 to answer; absent when the client left while waiting (nothing to answer) */
+  | { admitted: false; error?: AppError; headers: Record<string, string> };
+
+/**
+ * What an authenticated request of either interface passes before any work (parsing, pricing,
+ * SQL): its organization's budget not already known to be spent, then one of its slots. A spent
+ * budget is answered from this instance's memory of its last refusal, before the document is even
+ * parsed: an organization at full budget hammering the API costs no SQL once its key is in the
+ * key cache (features/auth/api-key-cache.ts), and nothing more. The caller releases the slot when the request's work ends (not when the client
+ * disconnects: the work goes on, and a client aborting each request must not run more at once).
+ */
+export async function admitOrganization(services: ApiServices, principal: ApiKeyPrincipal, clientGone: AbortSignal): Promise<Admission> {
+  const spent = services.rateLimits.requests.refusal(principal.organizationId);
+  if (spent) {
+    services.onRefused?.('requests');
+    return { admitted: false, error: rateLimited(spent.retryAfterSeconds), headers: spent.headers };
+  }
+  const slot = await services.organizationSlots.acquire(principal.organizationId, clientGone);
+  if (slot.admitted) return slot;
+  if (slot.reason === 'aborted') return { admitted: false, headers: {} };
+  services.onRefused?.('concurrency');
+  return {
+    admitted: false,
+    error: tooManyConcurrentRequests(services.organizationSlots.settings.limit, SLOT_RETRY_AFTER_SECONDS),
+    headers: {},
+  };
+}
+
+/** Aborted when the response is closed before it was sent: the client disconnected. */
+export function clientGoneSignal(response: {
+  once(event: 'close', listener: () => void): unknown;
+  writableFinished: boolean;
+}): AbortSignal {
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }
 
 /** Takes `points` (the SQL statements the request may run) from the organization's budget. */

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { DispatcherConfig } from '../features/notifications/dispatcher';
 import type { DatabaseOptions } from '../platform/db/database';
+import type { ConcurrencySettings } from '../platform/rate-limit/concurrency-limiter';
 import type { RateLimitSettings } from '../platform/rate-limit/rate-limiter';
 
 export type { DispatcherConfig };
@@ -63,6 +64,8 @@ export interface AppConfig {
   runDispatcher: boolean;
   dispatcher: DispatcherConfig;
   rateLimits: RateLimitSettings;
+  /** Requests of one organization in progress at once per instance, and the short line beyond. */
+  organizationConcurrency: ConcurrencySettings;
   metrics: {
     /** Serve Prometheus metrics at GET /metrics. */
     enabled: boolean;
@@ -211,6 +214,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       requestsPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 3000, 1),
       leadsPerMinute: integer(env, 'LEAD_RATE_LIMIT_PER_MINUTE', 60, 1),
       anonymousPerMinute: integer(env, 'ANONYMOUS_RATE_LIMIT_PER_MINUTE', 60, 1),
+    },
+    organizationConcurrency: {
+      // 0: no cap. The default leaves the other tenants most of the pool (PG_POOL_MAX 10, three
+      // statements in flight per request) and of the event loop; see docs/deploy.md, "Fairness".
+      limit: integer(env, 'ORG_CONCURRENT_REQUESTS', 4, 0),
+      maxQueued: integer(env, 'ORG_QUEUED_REQUESTS', 16, 0),
+      maxWaitMs: integer(env, 'ORG_QUEUE_WAIT_MS', 1_000, 0),
     },
     metrics: {
       enabled: flag(env, 'METRICS_ENABLED', true),

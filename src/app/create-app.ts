@@ -25,6 +25,7 @@ import { logger } from '../platform/logger';
 import { createMetrics, type ApiInterface, type AppMetrics } from '../platform/metrics/metrics';
 import { metricsRouter } from '../platform/metrics/metrics-router';
 import { registerReplicaMetrics } from '../platform/metrics/replica-metrics';
+import { createConcurrencyLimiter, type ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limiter';
 import { createRateLimits, reportingRejections, type RateLimits } from '../platform/rate-limit/rate-limiter';
 import type { AppConfig } from './config';
 
@@ -34,6 +35,8 @@ export interface AppContext {
   isShuttingDown?: () => boolean;
   /** Shared with other instances through Redis when configured; made from the config when absent. */
   rateLimits?: RateLimits;
+  /** Made from the config when absent (tests pass one to watch and hold its slots). */
+  organizationSlots?: ConcurrencyLimiter;
   /** Made per app when absent; main.ts passes the one the database's onQuery and the dispatcher feed. */
   metrics?: AppMetrics;
 }
@@ -61,14 +64,20 @@ export async function createApp(context: AppContext): Promise<Express> {
   app.use(healthRoutes(db, context.isShuttingDown));
   const schema = await buildAppSchema();
   const rateLimits = context.rateLimits ?? createRateLimits(config.rateLimits);
+  const organizationSlots = context.organizationSlots ?? createConcurrencyLimiter(config.organizationConcurrency);
   const apiKeys = new ApiKeyAuthenticator(db.prisma, db);
-  // One budget for both interfaces; each reports its own refusals to the metrics.
-  const services = (api: ApiInterface): ApiServices => ({
-    db,
-    apiKeys,
-    appBaseUrl: config.appBaseUrl,
-    rateLimits: reportingRejections(rateLimits, metrics.rateLimitRejected(api)),
-  });
+  // One budget and one set of slots for both interfaces; each reports its own refusals to the metrics.
+  const services = (api: ApiInterface): ApiServices => {
+    const rejected = metrics.rateLimitRejected(api);
+    return {
+      db,
+      appBaseUrl: config.appBaseUrl,
+      rateLimits: reportingRejections(rateLimits, rejected),
+      apiKeys,
+      organizationSlots,
+      onRefused: rejected,
+    };
+  };
   // Before Apollo on the same path: it answers browsers asking for HTML and passes the rest on.
   app.use(graphiqlRouter({ endpoint: '/graphql', exampleQuery: GRAPHIQL_EXAMPLE_QUERY }));
   app.use(

@@ -77,6 +77,12 @@ export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const quotaExhausted = () => new AppError('QUOTA_EXHAUSTED', 'Subscription quota exhausted');
 export const conflict = (message: string) => new AppError('CONFLICT', message);
 export const rateLimited = (retryAfterSeconds: number) => new AppError('RATE_LIMITED', 'Rate limit exceeded', { retryAfterSeconds });
+/** One organization already has its share of this instance in progress (ORG_CONCURRENT_REQUESTS). */
+export const tooManyConcurrentRequests = (maximum: number, retryAfterSeconds: number) =>
+  new AppError('RATE_LIMITED', `Too many concurrent requests: at most ${maximum} of one organization at once`, {
+    retryAfterSeconds,
+    extra: { maximumConcurrentRequests: maximum },
+  });
 export const serviceUnavailable = (message: string, retryAfterSeconds: number) =>
   new AppError('SERVICE_UNAVAILABLE', message, { retryAfterSeconds });
 

@@ -13,6 +13,7 @@ import { rootFieldOf } from '../../src/api/rest/rest-documents';
 import { buildOpenApiDocument, openApiPathOf } from '../../src/api/openapi/openapi-document';
 import { restRouter } from '../../src/api/rest/rest-router';
 import { locationOf, REST_ROUTES } from '../../src/api/rest/routes';
+import { createConcurrencyLimiter } from '../../src/platform/rate-limit/concurrency-limiter';
 import { createRateLimits } from '../../src/platform/rate-limit/rate-limiter';
 import { validateArguments } from '../../src/api/contract/validation';
 import { rulesOf } from '../../src/shared/schema/input-rules';
@@ -372,6 +373,7 @@ describe('a new argument, with no REST code change', () => {
           apiKeys: new ApiKeyAuthenticator(server.db.prisma, server.db),
           appBaseUrl: server.config.appBaseUrl,
           rateLimits: createRateLimits(server.config.rateLimits),
+          organizationSlots: createConcurrencyLimiter(server.config.organizationConcurrency),
         }),
       );
       throwaway = createServer(app);

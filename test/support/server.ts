@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { loadConfig, type AppConfig } from '../../src/app/config';
 import { openDatabase, type Database, type DatabaseKind } from '../../src/platform/db/database';
+import type { ConcurrencyLimiter } from '../../src/platform/rate-limit/concurrency-limiter';
 import type { RateLimits } from '../../src/platform/rate-limit/rate-limiter';
 import { buildDemoDataset, type DemoDataset } from '../../src/seed/dataset';
 import { seedDatabase } from '../../src/seed/seed-database';
@@ -36,6 +37,8 @@ export async function startTestServer(
     config?: Partial<AppConfig>;
     /** Given to the app instead of the ones made from `config` (e.g. through Redis); the caller closes them. */
     rateLimits?: RateLimits;
+    /** Given to the app instead of the one made from `config` (a test watches and holds its slots). */
+    organizationSlots?: ConcurrencyLimiter;
     /**
      * PostgreSQL only: the app opens its own pool, with `config`'s pool settings, on the URL this
      * returns for the scratch database's (e.g. through a TCP proxy); seeding and `db` stay direct.
@@ -54,6 +57,8 @@ export async function startTestServer(
     nodeEnv: 'test',
     // Suites that are not about rate limits must never meet them (test/rate-limit sets its own).
     rateLimits: { ...defaults.rateLimits, requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 1_000_000 },
+    // Nor the cap on one organization's requests in progress (test/abuse sets its own).
+    organizationConcurrency: { limit: 1_000, maxQueued: 1_000, maxWaitMs: 30_000 },
     ...options.config,
   };
   let appDb = db;
@@ -67,7 +72,7 @@ export async function startTestServer(
       onQuery: (e) => queries.push(e.query),
     });
   }
-  const app = await createApp({ db: appDb, config, rateLimits: options.rateLimits });
+  const app = await createApp({ db: appDb, config, rateLimits: options.rateLimits, organizationSlots: options.organizationSlots });
   const server: Server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutMs });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

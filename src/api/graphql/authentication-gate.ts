@@ -26,7 +26,7 @@ export function graphqlAuthenticationGate(services: ApiServices): RequestHandler
       // The key lookup is the first statement: PostgreSQL being away is answered here, in GraphQL's shape.
       const failure = answeredDatabaseFailure(error, req.log);
       if (!failure) return next(error);
-      return sendError(res, serviceUnavailable(failure.message, DATABASE_RETRY_AFTER_SECONDS));
+      return sendGraphqlError(res, serviceUnavailable(failure.message, DATABASE_RETRY_AFTER_SECONDS));
     }
     if (auth.status === 'authenticated') {
       res.locals.principal = auth.principal;
@@ -35,17 +35,18 @@ export function graphqlAuthenticationGate(services: ApiServices): RequestHandler
     }
     if (auth.status === 'throttled') {
       res.set(auth.decision.headers);
-      return sendError(res, rateLimited(auth.decision.retryAfterSeconds));
+      return sendGraphqlError(res, rateLimited(auth.decision.retryAfterSeconds));
     }
     if (isIntrospectionOnly(documentTextOf(req.method === 'GET' ? req.query : req.body))) {
       res.locals.principal = null;
       return next();
     }
-    return sendError(res, auth.status === 'missing' ? notAuthenticated() : invalidApiKey());
+    return sendGraphqlError(res, auth.status === 'missing' ? notAuthenticated() : invalidApiKey());
   };
 }
 
-function sendError(res: Response, error: AppError): void {
+/** An error answered before Apollo runs, in the shape Apollo gives its own request errors. */
+export function sendGraphqlError(res: Response, error: AppError): void {
   if (error.details.credentialsMissing) res.set('www-authenticate', 'APIKey');
   if (error.details.retryAfterSeconds !== undefined) res.set('retry-after', String(error.details.retryAfterSeconds));
   res.status(error.status).json({ errors: [{ message: error.message, extensions: extensionsOf(error) }] });

@@ -1,5 +1,6 @@
 /**
- * Apollo Server on /graphql: authentication before any work, the request context, limits on
+ * Apollo Server on /graphql: authentication before any work, then one of the organization's
+ * slots (requests in progress at once), the request context, limits on
  * what one operation may cost, errors without internals. GraphiQL is served by graphiql.ts
  * (Apollo's CDN landing page is off).
  */
@@ -18,6 +19,7 @@ import { graphqlAuthenticationGate } from './authentication-gate';
 import { depthLimitRule } from './depth-limit';
 import { formatError, requestError } from './format-error';
 import { graphqlBodyErrors } from './malformed-requests';
+import { withOrganizationSlot } from './organization-admission';
 import { databaseFailureStatusPlugin } from './plugins/database-failure-status';
 import { legacyJsonStatusPlugin } from './plugins/legacy-json-status';
 import { logErrorsPlugin } from './plugins/log-errors';
@@ -63,18 +65,21 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     express.json({ limit: MAX_BODY_BYTES }),
     graphqlBodyErrors,
     graphqlAuthenticationGate(services),
-    expressMiddleware(server, {
-      context: async ({ req, res }) => {
-        const idempotencyKey = checkIdempotencyKey(req.headers[IDEMPOTENCY_KEY_HEADER]);
-        if (!idempotencyKey.ok) throw requestError(invalidInput([idempotencyKey.item]));
-        return createRequestContext(services, {
-          principal: res.locals.principal ?? null,
-          requestId: res.getHeader('x-request-id') as string | undefined,
-          log: req.log ?? logger,
-          idempotencyKey: idempotencyKey.value,
-        });
-      },
-    }),
+    withOrganizationSlot(
+      services,
+      expressMiddleware(server, {
+        context: async ({ req, res }) => {
+          const idempotencyKey = checkIdempotencyKey(req.headers[IDEMPOTENCY_KEY_HEADER]);
+          if (!idempotencyKey.ok) throw requestError(invalidInput([idempotencyKey.item]));
+          return createRequestContext(services, {
+            principal: res.locals.principal ?? null,
+            requestId: res.getHeader('x-request-id') as string | undefined,
+            log: req.log ?? logger,
+            idempotencyKey: idempotencyKey.value,
+          });
+        },
+      }),
+    ),
   );
   return router;
 }

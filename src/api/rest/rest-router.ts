@@ -16,7 +16,15 @@ import { parseJsonBody, validateArguments, type Location, type PydanticErrorItem
 import { decodeJsonBytes, isJsonContentType } from '../contract/validation/request-body';
 import { declaredStatements } from '../graphql/operation-cost';
 import { MAX_BODY_BYTES } from '../limits';
-import { authenticate, chargeRequest, createRequestContext, type ApiServices } from '../request-context';
+import type { ApiKeyPrincipal } from '../../features/auth/api-keys';
+import {
+  admitOrganization,
+  authenticate,
+  chargeRequest,
+  clientGoneSignal,
+  createRequestContext,
+  type ApiServices,
+} from '../request-context';
 import { restErrorOf } from './rest-errors';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
 import { locationOf, matchRoutes, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
@@ -128,6 +136,28 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
     if (auth.status === 'invalid') return sendError(res, invalidApiKey());
     const { principal } = auth;
     recordOrganization(res, principal.organizationId);
+    const admission = await admitOrganization(services, principal, clientGoneSignal(res));
+    if (!admission.admitted) {
+      res.set(admission.headers);
+      return admission.error && sendError(res, admission.error);
+    }
+    try {
+      return await serve(req, res, next, route, principal, path, body);
+    } finally {
+      admission.release();
+    }
+  };
+
+  /** An admitted request: charged, validated, then executed by sofa. */
+  const serve = async (
+    req: Request,
+    res: Response,
+    next: NextFunction,
+    route: PreparedRoute,
+    principal: ApiKeyPrincipal,
+    path: string,
+    body: unknown,
+  ) => {
     const charge = await chargeRequest(services, principal, route.statements);
     res.set(charge.headers);
     if (!charge.allowed) return sendError(res, rateLimited(charge.retryAfterSeconds));
@@ -156,6 +186,7 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
     req.url = canonicalPathOf(route.route, variables);
     req.originalUrl = req.url;
     if (route.route.method === 'POST') req.body = Buffer.alloc(0);
+    // Settles once the response is sent: the organization's slot is held until then.
     return sofa(req, res, next);
   };
 

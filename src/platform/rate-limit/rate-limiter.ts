@@ -29,6 +29,50 @@ export interface RateLimiter {
   consume(key: string, points?: number): Promise<RateLimitDecision>;
   /** Whether the key's budget is already spent, without taking anything. */
   isExhausted(key: string): Promise<boolean>;
+  /**
+   * The refusal this instance last answered for the key while it still holds (the budget cannot
+   * refill before its window ends, whatever other instances do): a 429 that costs no round trip.
+   */
+  refusal(key: string): RateLimitDecision | undefined;
+}
+
+/** Refusals remembered at most: past this, expired ones are swept (keyless addresses can be many). */
+const MAX_REMEMBERED_REFUSALS = 10_000;
+
+/**
+ * The refusals still in force, by key. Refused once, a key stays refused until its window ends:
+ * rate-limiter-flexible counts a refused consume too, so the budget stays overdrawn.
+ */
+function refusalMemory() {
+  const until = new Map<string, { expiresAt: number; policy: RateLimitPolicy }>();
+  return {
+    remember(key: string, policy: RateLimitPolicy, msBeforeNext: number) {
+      if (until.size >= MAX_REMEMBERED_REFUSALS) {
+        const now = Date.now();
+        for (const [k, v] of until) if (v.expiresAt <= now) until.delete(k);
+        if (until.size >= MAX_REMEMBERED_REFUSALS) until.clear();
+      }
+      until.set(key, { expiresAt: Date.now() + msBeforeNext, policy });
+    },
+    recall(key: string): RateLimitDecision | undefined {
+      const entry = until.get(key);
+      if (!entry) return undefined;
+      const left = entry.expiresAt - Date.now();
+      if (left <= 0) {
+        until.delete(key);
+        return undefined;
+      }
+      return refused(entry.policy, Math.max(1, Math.ceil(left / 1000)));
+    },
+  };
+}
+
+function refused(policy: RateLimitPolicy, retryAfter: number): RateLimitDecision {
+  return {
+    allowed: false,
+    headers: { ...headersFor(policy, 0, retryAfter), 'retry-after': String(retryAfter) },
+    retryAfterSeconds: retryAfter,
+  };
 }
 
 function headersFor(policy: RateLimitPolicy, remaining: number, resetSeconds: number): Record<string, string> {
@@ -50,6 +94,7 @@ export function createRateLimiter(policy: RateLimitPolicy, redis?: Redis): RateL
         insuranceLimiter: memory,
       })
     : memory;
+  const refusals = refusalMemory();
   return {
     async consume(key, points = 1) {
       try {
@@ -58,18 +103,19 @@ export function createRateLimiter(policy: RateLimitPolicy, redis?: Redis): RateL
         return { allowed: true, headers: headersFor(policy, result.remainingPoints, reset), retryAfterSeconds: 0 };
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-        return {
-          allowed: false,
-          headers: { ...headersFor(policy, 0, retryAfter), 'retry-after': String(retryAfter) },
-          retryAfterSeconds: retryAfter,
-        };
+        const decision = refused(policy, Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+        // Only a refusal of the shared budget holds until its window ends: one from the insurance
+        // limiter (Redis away) says nothing of the budget Redis will count again once back.
+        if (!redis || redis.status === 'ready') refusals.remember(key, policy, rejection.msBeforeNext);
+        return decision;
       }
     },
     async isExhausted(key) {
+      if (refusals.recall(key)) return true;
       const state = await limiter.get(key).catch(() => null);
       return state !== null && state.remainingPoints <= 0;
     },
+    refusal: (key) => refusals.recall(key),
   };
 }
 
@@ -98,17 +144,20 @@ export interface RateLimits {
   close(): Promise<void>;
 }
 
-export type RateLimitKind = 'requests' | 'leads' | 'anonymous';
+/** `concurrency`: refused by the per-organization cap on requests in progress (concurrency-limiter.ts). */
+export type RateLimitKind = 'requests' | 'leads' | 'anonymous' | 'concurrency';
 
 /** The same limits (same budgets), telling `onRejected` of every refusal: metrics count them. */
 export function reportingRejections(limits: RateLimits, onRejected: (kind: RateLimitKind) => void): RateLimits {
-  const reporting = (kind: RateLimitKind): RateLimiter => ({
+  const reporting = (kind: Exclude<RateLimitKind, 'concurrency'>): RateLimiter => ({
     async consume(key, points) {
       const decision = await limits[kind].consume(key, points);
       if (!decision.allowed) onRejected(kind);
       return decision;
     },
     isExhausted: (key) => limits[kind].isExhausted(key),
+    // A check: whoever answers the 429 it allows reports it.
+    refusal: (key) => limits[kind].refusal(key),
   });
   return { requests: reporting('requests'), leads: reporting('leads'), anonymous: reporting('anonymous'), close: () => limits.close() };
 }

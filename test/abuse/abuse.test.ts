@@ -9,6 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { assertSafeToServe, loadConfig } from '../../src/app/config';
 import { MAX_SMS_SEGMENTS } from '../../src/features/leads/leads.service';
+import { databaseFailureOf } from '../../src/platform/db/failures';
+import { createMigratedDatabase } from '../support/databases';
 import { graphql, startTestServer, type TestServer } from '../support/server';
 
 const aliases = (count: number, field: string) => `{ ${Array.from({ length: count }, (_, i) => `a${i}: ${field}`).join(' ')} }`;
@@ -169,6 +171,53 @@ describe('keyless requests are throttled per client address', () => {
     expect(graphqlThrottled.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
     // The throttled attempts cost the database nothing: no key lookup.
     expect(server.queries.filter((q) => /api_keys/i.test(q))).toEqual([]);
+  });
+});
+
+describe('TRUST_PROXY decides which address a keyless budget belongs to', () => {
+  const servers: TestServer[] = [];
+  const start = async (trustProxy: boolean | string) => {
+    const server = await startTestServer('pglite', {
+      reports: 1,
+      config: { trustProxy, rateLimits: { requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 2 } },
+    });
+    servers.push(server);
+    return (forwardedFor: string) => fetch(`${server.url}/public/dealerships/`, { headers: { 'x-forwarded-for': forwardedFor } });
+  };
+  afterAll(() => Promise.all(servers.map((s) => s.close())));
+
+  it('behind a trusted proxy, each forwarded client has its own budget', async () => {
+    const keyless = await start('loopback');
+    const first = [(await keyless('203.0.113.1')).status, (await keyless('203.0.113.1')).status, (await keyless('203.0.113.1')).status];
+    expect(first).toEqual([401, 401, 429]);
+    expect((await keyless('203.0.113.2')).status).toBe(401);
+  });
+
+  it('without one, X-Forwarded-For is ignored: a client cannot mint addresses to escape its budget', async () => {
+    const keyless = await start(false);
+    const statuses = [(await keyless('203.0.113.1')).status, (await keyless('203.0.113.2')).status, (await keyless('203.0.113.3')).status];
+    expect(statuses).toEqual([401, 401, 429]);
+  });
+});
+
+describe('a protocol error of the driver is not a database outage', () => {
+  it('reports more bind parameters than the protocol counts (08P01 from PostgreSQL) as an error, not a 503', async () => {
+    const { db, cleanup } = await createMigratedDatabase('postgres');
+    try {
+      // 70,000 parameters: the 16-bit count in the Bind message wraps and PostgreSQL refuses it.
+      const values = Array.from({ length: 70_000 }, (_, i) => i);
+      const placeholders = values.map((_, i) => `$${i + 1}::int`).join(',');
+      const error = await db.prisma.$queryRawUnsafe(`SELECT 1 WHERE 0 IN (${placeholders})`, ...values).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(JSON.stringify(error, Object.getOwnPropertyNames(error ?? {}))).toMatch(/08P01/);
+      expect(databaseFailureOf(error)).toBeUndefined();
+      // The pool is still usable: nothing was taken down.
+      expect(await db.prisma.$queryRawUnsafe('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      await cleanup();
+    }
   });
 });
 

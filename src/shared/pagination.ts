@@ -61,7 +61,7 @@ export interface PageTypeOptions {
 export function PageType<T extends object>(itemType: ClassType<T>, options: PageTypeOptions = {}) {
   const nullable = (field: EnvelopeField) => !(options.required ?? []).includes(field);
 
-  @ObjectType()
+  @ObjectType({ simpleResolvers: true })
   abstract class PageClass {
     @Field(() => [itemType])
     items!: T[];

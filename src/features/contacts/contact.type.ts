@@ -2,7 +2,7 @@ import { Field, ObjectType } from 'type-graphql';
 import { DateTimeISO, UUID } from '../../shared/schema/scalars';
 
 /** The client of a lead report. */
-@ObjectType('Contact')
+@ObjectType('Contact', { simpleResolvers: true })
 export class Contact {
   @Field(() => UUID)
   id!: string;

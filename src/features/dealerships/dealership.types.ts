@@ -6,7 +6,7 @@ import { DateTimeISO, JSON, UUID } from '../../shared/schema/scalars';
 export const DEALERSHIP_ORDER_FIELDS = ['name', 'position', 'created_at'] as const;
 
 /** A dealership (spec 2.4). */
-@ObjectType('Dealership')
+@ObjectType('Dealership', { simpleResolvers: true })
 export class Dealership {
   @Field(() => UUID)
   id!: string;
@@ -54,7 +54,7 @@ export class Dealership {
   user_count!: number;
 }
 
-@ObjectType('DealershipPage', { description: 'A page of dealerships (spec 2.1)' })
+@ObjectType('DealershipPage', { simpleResolvers: true, description: 'A page of dealerships (spec 2.1)' })
 export class DealershipPage extends PageType(Dealership) {}
 
 @ArgsType()

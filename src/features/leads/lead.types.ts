@@ -60,7 +60,7 @@ export class CreateLeadArgs {
   sendPhone!: boolean;
 }
 
-@ObjectType('CreatedLead', { description: 'spec 4.3: the report token and its application link' })
+@ObjectType('CreatedLead', { simpleResolvers: true, description: 'spec 4.3: the report token and its application link' })
 export class CreatedLead {
   @Field(() => String)
   token!: string;

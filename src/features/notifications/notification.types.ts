@@ -19,7 +19,7 @@ registerEnumType(NotificationStatusKind, {
 });
 
 /** A lead notification (one outbox row) as a client sees it: the recipient masked. */
-@ObjectType('Notification', { description: 'An e-mail or SMS sent (or to be sent) for a lead' })
+@ObjectType('Notification', { simpleResolvers: true, description: 'An e-mail or SMS sent (or to be sent) for a lead' })
 export class Notification {
   @Field(() => UUID)
   id!: string;

@@ -1,7 +1,7 @@
 import { Field, ObjectType } from 'type-graphql';
 import { DateTimeISO, UUID } from '../../shared/schema/scalars';
 
-@ObjectType('Organization')
+@ObjectType('Organization', { simpleResolvers: true })
 export class Organization {
   @Field(() => UUID)
   id!: string;

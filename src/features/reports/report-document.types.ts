@@ -12,7 +12,9 @@
  *   not null out its parent.
  *
  * No resolvers: the documents are plain objects, so default property access resolves every field
- * and a missing sub-object resolves to null.
+ * and a missing sub-object resolves to null. `simpleResolvers` leaves that to graphql-js's default
+ * resolver instead of type-graphql's per-field wrapper (the full report selects ~400 fields;
+ * test/graphql/field-resolvers.test.ts keeps every object type so).
  *
  * Every `@Field` names its type explicitly because `npm start` runs through tsx (esbuild), which
  * emits no decorator metadata.
@@ -29,13 +31,13 @@ const NULLABLE_LIST = { nullable: 'itemsAndList' } as const;
 // data.vehicle
 // ---------------------------------------------------------------------------------------------
 
-@ObjectType('VehicleEngine')
+@ObjectType('VehicleEngine', { simpleResolvers: true })
 export class VehicleEngine {
   @Field(() => Boolean, NULLABLE)
   original?: boolean | null;
 }
 
-@ObjectType('VehicleTires')
+@ObjectType('VehicleTires', { simpleResolvers: true })
 export class VehicleTires {
   @Field(() => String, NULLABLE)
   FLBrand?: string | null;
@@ -77,7 +79,7 @@ export class VehicleTires {
   providers?: Json[] | null;
 }
 
-@ObjectType('HistoryImportInformation')
+@ObjectType('HistoryImportInformation', { simpleResolvers: true })
 export class HistoryImportInformation {
   @Field(() => Boolean, NULLABLE)
   isImported?: boolean | null;
@@ -97,7 +99,7 @@ export class HistoryImportInformation {
   originalRegistrationNumber?: string | null;
 }
 
-@ObjectType('HistoryAccidentInformation')
+@ObjectType('HistoryAccidentInformation', { simpleResolvers: true })
 export class HistoryAccidentInformation {
   @Field(() => [JSONResolver], NULLABLE_LIST)
   accidentHistory?: Json[] | null;
@@ -114,7 +116,7 @@ export class HistoryAccidentInformation {
   lastResolutionDate?: string | null;
 }
 
-@ObjectType('HistoryAdministrativeStatus')
+@ObjectType('HistoryAdministrativeStatus', { simpleResolvers: true })
 export class HistoryAdministrativeStatus {
   @Field(() => Boolean, NULLABLE)
   isStolen?: boolean | null;
@@ -132,7 +134,7 @@ export class HistoryAdministrativeStatus {
   hasSuspensions?: boolean | null;
 }
 
-@ObjectType('VehicleHistory')
+@ObjectType('VehicleHistory', { simpleResolvers: true })
 export class VehicleHistory {
   @Field(() => Boolean, NULLABLE)
   found?: boolean | null;
@@ -182,7 +184,7 @@ export class VehicleHistory {
   firstRegistrationDate?: string | null;
 }
 
-@ObjectType('VehicleLicense')
+@ObjectType('VehicleLicense', { simpleResolvers: true })
 export class VehicleLicense {
   @Field(() => Boolean, NULLABLE)
   found?: boolean | null;
@@ -209,7 +211,7 @@ export class VehicleLicense {
   providers?: Json[] | null;
 }
 
-@ObjectType('VehicleRoadtest')
+@ObjectType('VehicleRoadtest', { simpleResolvers: true })
 export class VehicleRoadtest {
   @Field(() => Boolean, NULLABLE)
   done?: boolean | null;
@@ -251,7 +253,7 @@ export class VehicleRoadtest {
   air_conditioning?: string | null;
 }
 
-@ObjectType('VehicleFinitions')
+@ObjectType('VehicleFinitions', { simpleResolvers: true })
 export class VehicleFinitions {
   @Field(() => Boolean, NULLABLE)
   found?: boolean | null;
@@ -314,7 +316,7 @@ export class VehicleFinitions {
   providersData?: Json[] | null;
 }
 
-@ObjectType('VehicleRegistration')
+@ObjectType('VehicleRegistration', { simpleResolvers: true })
 export class VehicleRegistration {
   @Field(() => Boolean, NULLABLE)
   pro?: boolean | null;
@@ -356,7 +358,7 @@ export class VehicleRegistration {
   providers?: Json[] | null;
 }
 
-@ObjectType('VehicleSpecifications')
+@ObjectType('VehicleSpecifications', { simpleResolvers: true })
 export class VehicleSpecifications {
   @Field(() => Float, NULLABLE)
   age?: number | null;
@@ -452,7 +454,7 @@ export class VehicleSpecifications {
   providers?: Json[] | null;
 }
 
-@ObjectType('Vehicle')
+@ObjectType('Vehicle', { simpleResolvers: true })
 export class Vehicle {
   @Field(() => String, NULLABLE)
   vin?: string | null;
@@ -492,7 +494,7 @@ export class Vehicle {
 // data.metadata
 // ---------------------------------------------------------------------------------------------
 
-@ObjectType('MarketingPhotoOrderItem')
+@ObjectType('MarketingPhotoOrderItem', { simpleResolvers: true })
 export class MarketingPhotoOrderItem {
   @Field(() => String, NULLABLE)
   key?: string | null;
@@ -507,7 +509,7 @@ export class MarketingPhotoOrderItem {
   done?: boolean | null;
 }
 
-@ObjectType('MarketingAsset')
+@ObjectType('MarketingAsset', { simpleResolvers: true })
 export class MarketingAsset {
   @Field(() => Float, NULLABLE)
   id?: number | null;
@@ -534,7 +536,7 @@ export class MarketingAsset {
   guarantee?: string | null;
 }
 
-@ObjectType('MetadataMarketing')
+@ObjectType('MetadataMarketing', { simpleResolvers: true })
 export class MetadataMarketing {
   @Field(() => [MarketingPhotoOrderItem], NULLABLE_LIST)
   photos_order?: (MarketingPhotoOrderItem | null)[] | null;
@@ -560,7 +562,7 @@ export class MetadataMarketing {
   custom_image?: Json;
 }
 
-@ObjectType('MetadataIndividual')
+@ObjectType('MetadataIndividual', { simpleResolvers: true })
 export class MetadataIndividual {
   @Field(() => Boolean, NULLABLE)
   foreign?: boolean | null;
@@ -605,7 +607,7 @@ export class MetadataIndividual {
   businessName?: string | null;
 }
 
-@ObjectType('MetadataCustomQuestion')
+@ObjectType('MetadataCustomQuestion', { simpleResolvers: true })
 export class MetadataCustomQuestion {
   @Field(() => Float, NULLABLE)
   id?: number | null;
@@ -626,7 +628,7 @@ export class MetadataCustomQuestion {
   required?: boolean | null;
 }
 
-@ObjectType('ReportMetadata')
+@ObjectType('ReportMetadata', { simpleResolvers: true })
 export class ReportMetadata {
   /** ISO date-time string. */
   @Field(() => String, NULLABLE)
@@ -691,7 +693,7 @@ export class ReportMetadata {
 // data.visualization and data
 // ---------------------------------------------------------------------------------------------
 
-@ObjectType('Visualization')
+@ObjectType('Visualization', { simpleResolvers: true })
 export class Visualization {
   @Field(() => [JSONResolver], NULLABLE_LIST)
   audios?: Json[] | null;
@@ -712,7 +714,7 @@ export class Visualization {
   marketing?: Json[] | null;
 }
 
-@ObjectType('ReportData')
+@ObjectType('ReportData', { simpleResolvers: true })
 export class ReportData {
   @Field(() => Vehicle, NULLABLE)
   vehicle?: Vehicle | null;
@@ -734,7 +736,7 @@ export class ReportData {
 
 export { REPORT_STATE_KEYS, type ReportStateKey } from './report-state-keys';
 
-@ObjectType('StateEntry')
+@ObjectType('StateEntry', { simpleResolvers: true })
 export class StateEntry {
   @Field(() => String, NULLABLE)
   name?: string | null;
@@ -753,7 +755,7 @@ export class StateEntry {
   date?: string | null;
 }
 
-@ObjectType('ReportState')
+@ObjectType('ReportState', { simpleResolvers: true })
 export class ReportState {
   @Field(() => StateEntry, NULLABLE)
   folder_created?: StateEntry | null;
@@ -798,7 +800,7 @@ export class ReportState {
   customer_notified?: StateEntry | null;
 }
 
-@ObjectType('RealCosts')
+@ObjectType('RealCosts', { simpleResolvers: true })
 export class RealCosts {
   @Field(() => Float, NULLABLE)
   salesPrice?: number | null;

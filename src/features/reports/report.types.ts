@@ -5,7 +5,7 @@ import { DateTimeISO, UUID } from '../../shared/schema/scalars';
 import { RealCosts, ReportData, ReportState } from './report-document.types';
 import { ReportType } from './report-type.enum';
 
-@ObjectType('ReportCompactVehicle')
+@ObjectType('ReportCompactVehicle', { simpleResolvers: true })
 export class ReportCompactVehicle {
   @Field(() => String, { nullable: true })
   vin!: string | null;
@@ -14,7 +14,7 @@ export class ReportCompactVehicle {
   license_number!: string | null;
 }
 
-@ObjectType('ReportCompactData')
+@ObjectType('ReportCompactData', { simpleResolvers: true })
 export class ReportCompactData {
   @Field(() => ReportCompactVehicle)
   vehicle!: ReportCompactVehicle;
@@ -25,7 +25,7 @@ export class ReportCompactData {
  * order (REST bodies follow it); the GraphQL-only ones come last. `profile` is a relation (see
  * reports.resolver.ts).
  */
-@ObjectType('ReportCompact', { description: 'A report as listed (spec 2.2)' })
+@ObjectType('ReportCompact', { simpleResolvers: true, description: 'A report as listed (spec 2.2)' })
 export class ReportCompact {
   @Field(() => UUID)
   token!: string;
@@ -71,7 +71,7 @@ export class ReportCompact {
 }
 
 /** The full report (spec 2.3), fields in the spec's order. */
-@ObjectType('Report', { description: 'A full report (spec 2.3)' })
+@ObjectType('Report', { simpleResolvers: true, description: 'A full report (spec 2.3)' })
 export class Report {
   @Field(() => UUID)
   token!: string;
@@ -117,5 +117,5 @@ export class Report {
   entity_id!: string;
 }
 
-@ObjectType('ReportPage', { description: 'A page of reports (spec 2.1)' })
+@ObjectType('ReportPage', { simpleResolvers: true, description: 'A page of reports (spec 2.1)' })
 export class ReportPage extends PageType(ReportCompact) {}

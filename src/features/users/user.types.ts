@@ -7,7 +7,7 @@ import { DateTimeISO, JSON, UUID } from '../../shared/schema/scalars';
 export const USER_ORDER_FIELDS = ['created_at', 'name', 'email', 'last_activity'] as const;
 
 /** A user of the organization (spec 2.5). */
-@ObjectType('User')
+@ObjectType('User', { simpleResolvers: true })
 export class User {
   @Field(() => UUID)
   id!: string;
@@ -57,7 +57,7 @@ export class User {
 }
 
 /** spec 2.1: the users list documents offset and total as always present. */
-@ObjectType('UserPage', { description: 'A page of users (spec 2.1)' })
+@ObjectType('UserPage', { simpleResolvers: true, description: 'A page of users (spec 2.1)' })
 export class UserPage extends PageType(User, { required: ['offset', 'total'] }) {}
 
 @ArgsType()

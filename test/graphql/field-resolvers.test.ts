@@ -1,0 +1,40 @@
+/**
+ * A field with no resolver of its own is read by graphql-js's default resolver, not wrapped in
+ * type-graphql's per-field resolver (which builds an object and walks an empty middleware list for
+ * every field of every row: the full report document alone selects ~400 fields). Object types say
+ * so with `simpleResolvers: true`; this keeps a new type from forgetting it.
+ */
+import { getNamedType, isObjectType, type GraphQLObjectType } from 'graphql';
+import { getMetadataStorage } from 'type-graphql';
+import { buildAppSchema } from '../../src/api/graphql/schema';
+
+describe('field resolvers', () => {
+  it('exist only where a resolver class declares one (query, mutation, @FieldResolver)', async () => {
+    const schema = await buildAppSchema();
+    const roots = new Set([schema.getQueryType()?.name, schema.getMutationType()?.name]);
+    const wrapped: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!isObjectType(type) || type.name.startsWith('__') || roots.has(type.name)) continue;
+      for (const field of Object.values(type.getFields())) if (field.resolve) wrapped.push(`${type.name}.${field.name}`);
+    }
+    const declared = new Set(
+      getMetadataStorage().fieldResolvers.map((resolver) => `${resolver.getObjectType!().name}.${resolver.schemaName}`),
+    );
+    expect(wrapped.filter((name) => !declared.has(name))).toEqual([]);
+    expect(wrapped.length).toBeGreaterThan(0);
+
+    // The full report's documents, the bulk of a fetch-one, have none at all.
+    const documentTypes = new Set<GraphQLObjectType>();
+    const visit = (type: unknown) => {
+      const named = getNamedType(type as never);
+      if (!isObjectType(named) || documentTypes.has(named)) return;
+      documentTypes.add(named);
+      for (const field of Object.values(named.getFields())) visit(field.type);
+    };
+    const report = schema.getType('Report') as GraphQLObjectType;
+    for (const name of ['data', 'state', 'real_costs']) visit(report.getFields()[name]!.type);
+    expect(documentTypes.size).toBeGreaterThan(20);
+    const documentFields = [...documentTypes].flatMap((type) => Object.values(type.getFields()).map((field) => ({ type, field })));
+    expect(documentFields.filter(({ field }) => field.resolve).map(({ type, field }) => `${type.name}.${field.name}`)).toEqual([]);
+  });
+});

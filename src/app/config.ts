@@ -66,6 +66,12 @@ export interface AppConfig {
   rateLimits: RateLimitSettings;
   /** Requests of one organization in progress at once per instance, and the short line beyond. */
   organizationConcurrency: ConcurrencySettings;
+  /**
+   * How long a refusal that repeats is held before it is sent (REFUSAL_DELAY_MS): a 429 for a spent
+   * budget, a wrong key. It costs a timer, and makes a client that does not wait cost one answer
+   * per delay and connection instead of as many as the CPU can write.
+   */
+  refusalDelayMs: number;
   metrics: {
     /** Serve Prometheus metrics at GET /metrics. */
     enabled: boolean;
@@ -222,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxQueued: integer(env, 'ORG_QUEUED_REQUESTS', 16, 0),
       maxWaitMs: integer(env, 'ORG_QUEUE_WAIT_MS', 1_000, 0),
     },
+    refusalDelayMs: integer(env, 'REFUSAL_DELAY_MS', 500, 0),
     metrics: {
       enabled: flag(env, 'METRICS_ENABLED', true),
       token: metricsToken(env),

@@ -76,6 +76,7 @@ export async function createApp(context: AppContext): Promise<Express> {
       apiKeys,
       organizationSlots,
       onRefused: rejected,
+      refusalDelayMs: config.refusalDelayMs,
     };
   };
   // Before Apollo on the same path: it answers browsers asking for HTML and passes the rest on.

@@ -174,6 +174,68 @@ describe('keyless requests are throttled per client address', () => {
   });
 });
 
+describe('repeated refusals are held before they are answered (REFUSAL_DELAY_MS)', () => {
+  const HOLD_MS = 400;
+  const servers: TestServer[] = [];
+  // A dealerships page costs 2 points: with 2 a minute, one page and the budget is spent.
+  const start = async (anonymousPerMinute: number) => {
+    const server = await startTestServer('pglite', {
+      reports: 5,
+      config: { refusalDelayMs: HOLD_MS, rateLimits: { requestsPerMinute: 2, leadsPerMinute: 1_000, anonymousPerMinute } },
+    });
+    servers.push(server);
+    return server;
+  };
+  afterAll(() => Promise.all(servers.map((s) => s.close())));
+
+  const timed = async (request: () => Promise<{ status: number }>) => {
+    const started = performance.now();
+    const { status } = await request();
+    return { status, ms: performance.now() - started };
+  };
+  const get =
+    (server: TestServer, headers: Record<string, string> = {}) =>
+    () =>
+      fetch(`${server.url}/public/dealerships/`, { headers });
+
+  it('holds a wrong key, and the requests of an address whose keyless budget is spent', async () => {
+    const server = await start(1);
+    const wrongKey = await timed(get(server, { 'x-api-key': `vr_live_${'Q'.repeat(32)}` }));
+    expect(wrongKey.status).toBe(401);
+    expect(wrongKey.ms).toBeGreaterThanOrEqual(HOLD_MS - 5);
+    const throttled = await timed(get(server));
+    expect(throttled.status).toBe(429);
+    expect(throttled.ms).toBeGreaterThanOrEqual(HOLD_MS - 5);
+    const throttledGraphql = await timed(() => graphql(server, '{ reports { total } }'));
+    expect(throttledGraphql.status).toBe(429);
+    expect(throttledGraphql.ms).toBeGreaterThanOrEqual(HOLD_MS - 5);
+  });
+
+  it('holds the refusals of a spent budget, REST and GraphQL, and serves another tenant meanwhile', async () => {
+    const server = await start(1_000);
+    const [spender, other] = [server.keys[0]!, server.keys[1]!];
+    expect((await get(server, { 'x-api-key': spender })()).status).toBe(200);
+    // The refusal that finds the budget spent is answered at once; the ones after it are held.
+    expect((await get(server, { 'x-api-key': spender })()).status).toBe(429);
+    const held = await timed(get(server, { 'x-api-key': spender }));
+    expect(held.status).toBe(429);
+    expect(held.ms).toBeGreaterThanOrEqual(HOLD_MS - 5);
+    const heldGraphql = await timed(() => graphql(server, '{ dealerships { total } }', {}, spender));
+    expect(heldGraphql.status).toBe(429);
+    expect(heldGraphql.ms).toBeGreaterThanOrEqual(HOLD_MS - 5);
+
+    // Twenty held refusals in flight do not hold the other tenant: it is answered first.
+    const order: string[] = [];
+    const refused = Array.from({ length: 20 }, () =>
+      get(server, { 'x-api-key': spender })().then((r) => order.push(`refused ${r.status}`)),
+    );
+    const served = get(server, { 'x-api-key': other })().then((r) => order.push(`served ${r.status}`));
+    await Promise.all([...refused, served]);
+    expect(order[0]).toBe('served 200');
+    expect(order.slice(1)).toEqual(Array.from({ length: 20 }, () => 'refused 429'));
+  });
+});
+
 describe('TRUST_PROXY decides which address a keyless budget belongs to', () => {
   const servers: TestServer[] = [];
   const start = async (trustProxy: boolean | string) => {

@@ -59,6 +59,8 @@ export async function startTestServer(
     rateLimits: { ...defaults.rateLimits, requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 1_000_000 },
     // Nor the cap on one organization's requests in progress (test/abuse sets its own).
     organizationConcurrency: { limit: 1_000, maxQueued: 1_000, maxWaitMs: 30_000 },
+    // Refusals answered at once, except where a test holds them (test/abuse).
+    refusalDelayMs: 0,
     ...options.config,
   };
   let appDb = db;

@@ -18,9 +18,20 @@ export interface PageRequest {
 
 /**
  * A page's exact total: a number, a count under way, or a count not started because the caller
- * did not select it (GraphQL's default resolver calls the function if the field is read after all).
+ * did not select it (`countWhenRead`).
  */
-export type PageTotal = number | Promise<number> | (() => Promise<number>);
+export type PageTotal = number | PromiseLike<number>;
+
+/**
+ * A count that starts only when something awaits it: a thenable, which every GraphQL executor
+ * awaits like a promise when the field is read after all (graphql-js's and the compiled REST one).
+ */
+export function countWhenRead(count: () => Promise<number>): PromiseLike<number> {
+  let started: Promise<number> | undefined;
+  return {
+    then: (onFulfilled, onRejected) => (started ??= count()).then(onFulfilled, onRejected),
+  };
+}
 
 export interface Page<T> {
   items: T[];
@@ -72,7 +83,10 @@ export function PageType<T extends object>(itemType: ClassType<T>, options: Page
     @Field(() => Int, { nullable: nullable('offset') })
     offset!: number;
 
+    // Resolved by a function, not read as a plain property: the total may be a count under way,
+    // which the compiled REST executor awaits only from a resolver.
     @Field(() => Int, {
+      simple: false,
       nullable: nullable('total'),
       description: options.totalDescription ?? 'matches for the filters, ignoring limit and offset',
     })

@@ -2,7 +2,7 @@
  * Reading reports: plain inputs, plain outputs; both GraphQL and REST go through here.
  */
 import type { PrismaClient } from '../../generated/prisma/client';
-import { pageBounds, type Page, type PageRequest } from '../../shared/pagination';
+import { countWhenRead, pageBounds, type Page, type PageRequest } from '../../shared/pagination';
 import type { ReportFilterArgs } from './report-filters.args';
 import {
   groupedReportCountSql,
@@ -39,7 +39,7 @@ export async function listReports(
   const order = parseReportOrder(page.order_by);
   const count = async () => Number((await prisma.$queryRaw<{ total: number }[]>(reportCountSql(organizationId, filters)))[0]?.total ?? 0);
   // Started with the page when wanted, so both statements run at once.
-  const total = countTotal ? count() : count;
+  const total = countTotal ? count() : countWhenRead(count);
   // A failed page must not leave the count's rejection unhandled.
   if (total instanceof Promise) total.catch(() => undefined);
   const rows = await prisma.$queryRaw<CompactReportRow[]>(reportPageSql({ organizationId, filters, limit, offset, order }));

@@ -22,6 +22,7 @@ import { graphqlBodyErrors } from './malformed-requests';
 import { withOrganizationSlot } from './organization-admission';
 import { databaseFailureStatusPlugin } from './plugins/database-failure-status';
 import { legacyJsonStatusPlugin } from './plugins/legacy-json-status';
+import { compiledExecutionGateway } from './compiled-execution';
 import { logErrorsPlugin } from './plugins/log-errors';
 import { operationLimitsPlugin } from './plugins/operation-limits';
 import { unsupportedOperationPlugin } from './plugins/unsupported-operation';
@@ -36,7 +37,8 @@ export interface GraphqlOptions {
 
 export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices, options: GraphqlOptions): Promise<Router> {
   const server = new ApolloServer<RequestContext>({
-    schema,
+    // The one schema, executed by graphql-jit for the documents seen again and again (compiled-execution.ts).
+    gateway: compiledExecutionGateway(schema),
     introspection: true,
     includeStacktraceInErrorResponses: options.exposeStackTraces,
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },

@@ -6,6 +6,7 @@
 import { issueApiKey, revokeApiKey } from '../../src/features/auth/api-keys';
 import type { DealershipRow, ReportRow } from '../../src/seed/dataset';
 import { startTestServer, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are plain JSON, checked key by key */
 type Json = any;
@@ -442,11 +443,22 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
       }
     });
 
-    it('a revoked key: Invalid API key, at once', async () => {
+    it('a revoked key: Invalid API key, as soon as PostgreSQL announces the revocation', async () => {
       const issued = await issueApiKey(server.db.prisma, orgA, 'conformance: to revoke', 'demo');
       expect((await get('/public/dealerships/', issued.key)).status).toBe(200);
       expect(await revokeApiKey(server.db.prisma, issued.id)).toBe(true);
-      const { status, headers, body } = await get('/public/dealerships/', issued.key);
+      // The cached key is forgotten when the NOTIFY arrives: milliseconds, not the same instant
+      // (docs/api-behaviour.md; this once saw a 200 on a loaded machine). Bounded at 1 s.
+      let answer: Reply | undefined;
+      await waitFor(
+        async () => {
+          answer = await get('/public/dealerships/', issued.key);
+          return answer.status !== 200;
+        },
+        1_000,
+        5,
+      );
+      const { status, headers, body } = answer!;
       expect([status, body]).toEqual([401, { detail: 'Invalid API key' }]);
       expect(headers.get('www-authenticate')).toBeNull();
     });

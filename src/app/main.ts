@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import express from 'express';
 import { createHttpServer } from '../platform/http/http-server';
 import { configureLogging, logger } from '../platform/logger';
+import { surviveUnhandledRejections } from '../platform/process-guard';
 import { createMetrics } from '../platform/metrics/metrics';
 import { metricsEndpoint } from '../platform/metrics/metrics-router';
 import { createRateLimits } from '../platform/rate-limit/rate-limiter';
@@ -13,6 +14,7 @@ import { prepareDatabase } from './prepare-database';
 async function main(): Promise<void> {
   const config = loadConfig();
   configureLogging({ level: config.logLevel });
+  surviveUnhandledRejections(logger);
   assertSafeToServe(config);
   // Made before the database so that its statements are timed from the first one on.
   const metrics = createMetrics();

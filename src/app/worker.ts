@@ -7,12 +7,14 @@
 import 'reflect-metadata';
 import { openDatabase } from '../platform/db/database';
 import { configureLogging, logger } from '../platform/logger';
+import { surviveUnhandledRejections } from '../platform/process-guard';
 import { databaseOptionsFrom, loadConfig } from './config';
 import { startDispatcher } from './dispatcher-from-config';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   configureLogging({ level: config.logLevel });
+  surviveUnhandledRejections(logger);
   if (!config.databaseUrl) {
     logger.warn(
       { dataDir: config.dataDir },

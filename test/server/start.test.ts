@@ -2,56 +2,19 @@
  * `npm start` as a newcomer runs it: a real process on an empty data folder (PGlite) or on a
  * PostgreSQL database, ready within 30 s, printing the demo keys once; its access log.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { digestOf } from '../../src/features/auth/api-keys';
 import { createScratchDatabase, type TestDatabase } from '../support/databases';
+import { appProcessReady, ROOT, startAppProcess, stopAppProcess } from '../support/app-process';
 import { waitFor } from '../support/wait';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-let nextPort = 4600 + (process.pid % 200);
-
-interface Started {
-  child: ChildProcess;
-  port: number;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function start(env: Record<string, string>): Started {
-  const port = nextPort++;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_OPTIONS: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, port, output: () => output, exited };
-}
-
-async function ready(started: Started): Promise<void> {
-  await waitFor(
-    async () => {
-      const response = await fetch(`http://127.0.0.1:${started.port}/readyz`).catch(() => null);
-      return response?.status === 200;
-      // A hang guard, not a speed test (the machine may be busy): start-up time is measured elsewhere.
-    },
-    90_000,
-    200,
-  );
-}
-
-async function stop(started: Started): Promise<number | null> {
-  started.child.kill('SIGTERM');
-  return started.exited;
-}
-
+const start = startAppProcess;
+const ready = appProcessReady;
+const stop = stopAppProcess;
 const demoKeys = (output: string) => [...output.matchAll(/vr_demo_[A-Za-z0-9_-]{32}/g)].map((m) => m[0]);
 
 describe('npm start', () => {

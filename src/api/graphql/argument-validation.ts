@@ -3,6 +3,11 @@
  * rules, then the rules between them) before its resolver runs, and reports every failure in one
  * BAD_USER_INPUT. Applied to the built schema here rather than as a type-graphql middleware on
  * every field: only fields with arguments pay for it.
+ *
+ * The failure is a rejected promise, never a synchronous throw: graphql-js 16 abandons the
+ * promises of a list's earlier items when a later item throws synchronously, and those items'
+ * own failures (the same field, the same arguments) then reject with no handler. That rejection
+ * ended the process (`{ users { items { dealership { name } reports(order_by: ",") { total } } } }`).
  */
 import { defaultFieldResolver, isObjectType, type GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../../features/context';
@@ -20,7 +25,7 @@ export function validateArgumentsBeforeResolving(schema: GraphQLSchema): GraphQL
         // The REST layer ran the same pass on its route's root field (with its own error locations).
         if (!(isRoot && context.argumentsValidated)) {
           const failures = checkArgumentValues(field.args, args);
-          if (failures.length > 0) throw invalidInput(failures);
+          if (failures.length > 0) return Promise.reject(invalidInput(failures));
         }
         return resolve(source, args, context, info);
       };

@@ -99,14 +99,29 @@ export type Admission =
  * key cache (features/auth/api-key-cache.ts), and nothing more. The caller releases the slot when the request's work ends (not when the client
  * disconnects: the work goes on, and a client aborting each request must not run more at once).
  */
-export async function admitOrganization(services: ApiServices, principal: ApiKeyPrincipal, clientGone: AbortSignal): Promise<Admission> {
+export async function admitOrganization(
+  services: ApiServices,
+  principal: ApiKeyPrincipal | null,
+  clientGone: AbortSignal,
+): Promise<Admission> {
+  if (!principal) return takeSlot(services, KEYLESS_SLOTS, clientGone);
   const spent = services.rateLimits.requests.refusal(principal.organizationId);
   if (spent) {
     services.onRefused?.('requests');
     await holdRefusal(services);
     return { admitted: false, error: rateLimited(spent.retryAfterSeconds), headers: spent.headers };
   }
-  const slot = await services.organizationSlots.acquire(principal.organizationId, clientGone);
+  return takeSlot(services, principal.organizationId, clientGone);
+}
+
+/**
+ * The slots keyless requests (introspection) share on this instance, as if they were one
+ * organization: whoever sends them, they cannot take more of the process than one tenant.
+ */
+const KEYLESS_SLOTS = 'keyless';
+
+async function takeSlot(services: ApiServices, holder: string, clientGone: AbortSignal): Promise<Admission> {
+  const slot = await services.organizationSlots.acquire(holder, clientGone);
   if (slot.admitted) return slot;
   if (slot.reason === 'aborted') return { admitted: false, headers: {} };
   services.onRefused?.('concurrency');
@@ -129,6 +144,22 @@ export function clientGoneSignal(response: {
   return controller.signal;
 }
 
+/**
+ * Charges work that was refused (a document that did not parse, validate or fit the limits) or
+ * that no key pays for: to the key's organization, or to the client's address when there is no
+ * key. Refusing a large document costs CPU too; whoever sends them pays for it.
+ */
+export async function chargeWork(
+  services: ApiServices,
+  payer: { principal: ApiKeyPrincipal | null; clientAddress?: string },
+  points: number,
+): Promise<RateLimitDecision | undefined> {
+  const whole = Math.max(1, Math.ceil(points));
+  if (payer.principal) return services.rateLimits.requests.consume(payer.principal.organizationId, whole);
+  if (payer.clientAddress !== undefined) return services.rateLimits.anonymous.consume(payer.clientAddress, whole);
+  return undefined;
+}
+
 /** Takes `points` (the SQL statements the request may run) from the organization's budget. */
 export function chargeRequest(services: ApiServices, principal: ApiKeyPrincipal, points: number): Promise<RateLimitDecision> {
   return services.rateLimits.requests.consume(principal.organizationId, Math.max(1, Math.ceil(points)));
@@ -136,7 +167,7 @@ export function chargeRequest(services: ApiServices, principal: ApiKeyPrincipal,
 
 export function createRequestContext(
   services: ApiServices,
-  request: { principal: ApiKeyPrincipal | null; requestId?: string; log: Logger; idempotencyKey?: string },
+  request: { principal: ApiKeyPrincipal | null; requestId?: string; log: Logger; idempotencyKey?: string; clientAddress?: string },
 ): RequestContext {
   // One budget of statements in flight, whichever server they go to.
   const semaphore = new Semaphore(STATEMENTS_IN_FLIGHT_PER_REQUEST);
@@ -158,5 +189,6 @@ export function createRequestContext(
     log: request.log,
     appBaseUrl: services.appBaseUrl,
     idempotencyKey: request.idempotencyKey,
+    clientAddress: request.clientAddress,
   };
 }

@@ -30,6 +30,8 @@ export interface RequestContext {
   log: Logger;
   /** Base of the report links sent to clients. */
   appBaseUrl: string;
+  /** The client's address (as TRUST_PROXY says): a keyless request's work is charged to it. */
+  clientAddress?: string;
   /** The request's `Idempotency-Key` header, already checked. */
   idempotencyKey?: string;
   /** Set by the REST layer: the root field's arguments went through the validation pass already. */

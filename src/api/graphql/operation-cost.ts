@@ -23,15 +23,26 @@ import {
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { DEFAULT_PAGE_SIZE } from '../../shared/pagination';
 import { statementsOf } from '../../shared/schema/statements';
+import { introspectionAnswerSize } from './introspection-cost';
+import { MAX_EXPANDED_FIELDS } from './selection-shape-rule';
 
 export const MAX_QUERY_COST = 50_000;
 export const MAX_STATEMENTS_PER_OPERATION = 60;
 export const MAX_ROOT_FIELDS = 20;
 
+/** What an operation without a key (introspection only) may cost: 4x the standard introspection query's ~5,400. */
+export const KEYLESS_MAX_COST = 20_000;
+
+/** Introspection values per point charged: the standard introspection query costs 6 points. */
+export const INTROSPECTION_VALUES_PER_POINT = 1_000;
+
 export interface OperationCost {
+  /** values it may return (Infinity: more than can be counted) */
   cost: number;
   statements: number;
   rootFields: number;
+  /** of `cost`, the values of its introspection answer (exact: counted on the schema) */
+  introspection: number;
 }
 
 /** List fields cost their page size times what each item selects. */
@@ -40,6 +51,19 @@ const itemsEstimator: ComplexityEstimator = ({ args, childComplexity, field }) =
   const limit = typeof args.limit === 'number' ? args.limit : DEFAULT_PAGE_SIZE;
   return 1 + Math.max(limit, 1) * Math.max(childComplexity, 1);
 };
+
+/** Introspection costs the answer it builds, counted on the schema (introspection-cost.ts). */
+const introspectionEstimator =
+  (schema: GraphQLSchema, document: DocumentNode, counted: { values: number }): ComplexityEstimator =>
+  ({ field, node, args }) => {
+    let values: number;
+    if (field.name === '__schema') values = introspectionAnswerSize(schema, document, node.selectionSet, { schema: true });
+    else if (field.name === '__type')
+      values = introspectionAnswerSize(schema, document, node.selectionSet, { typeName: String(args.name) });
+    else return undefined;
+    counted.values += values;
+    return values;
+  };
 
 const statementsEstimator: ComplexityEstimator = ({ field, childComplexity }) => statementsOf(field) + childComplexity;
 
@@ -65,7 +89,11 @@ export function cachedOperationCost(
     entry = { pricedBy: priceSettingVariables(document), prices: new Map() };
     pricesByDocument.set(document, entry);
   }
-  const key = JSON.stringify([operation.name?.value ?? null, ...entry.pricedBy.map((name) => variables[name] ?? null)]);
+  // An omitted variable takes its default, an explicit null does not: they price differently.
+  const key = JSON.stringify([
+    operation.name?.value ?? null,
+    ...entry.pricedBy.map((name) => (name in variables ? [variables[name]] : [])),
+  ]);
   const known = entry.prices.get(key);
   if (known) return known;
   const cost = operationCost(schema, document, operation, variables);
@@ -106,14 +134,29 @@ export function operationCost(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
 ): OperationCost | undefined {
-  const options = { schema, query: document, operationName: operation.name?.value, variables };
+  // Validation bounded the expanded selection (selection-shape-rule.ts); this bound only makes
+  // sure no walk here can ever go past it.
+  const options = { schema, query: document, operationName: operation.name?.value, variables, maxQueryNodes: 2 * MAX_EXPANDED_FIELDS };
+  const introspection = { values: 0 };
   try {
     return {
-      cost: getComplexity({ ...options, estimators: [itemsEstimator, simpleEstimator({ defaultComplexity: 1 })] }),
+      cost: getComplexity({
+        ...options,
+        estimators: [introspectionEstimator(schema, document, introspection), itemsEstimator, simpleEstimator({ defaultComplexity: 1 })],
+      }),
       statements: getComplexity({ ...options, estimators: [statementsEstimator] }),
       rootFields: countRootFields(document, operation.selectionSet),
+      introspection: introspection.values,
     };
   } catch (error) {
+    if (error instanceof GraphQLError && /maximum allowed number of nodes/.test(error.message)) {
+      return {
+        cost: Infinity,
+        statements: Infinity,
+        rootFields: countRootFields(document, operation.selectionSet),
+        introspection: Infinity,
+      };
+    }
     if (error instanceof GraphQLError) return undefined;
     throw error;
   }

@@ -1,8 +1,8 @@
 /**
  * Between authentication and Apollo: an authenticated request waits for one of its
  * organization's slots (request-context.ts, admitOrganization) before Apollo parses, validates or
- * prices its document, and holds the slot until Apollo has answered. Keyless introspection passes
- * (throttled per client address by the gate).
+ * prices its document, and holds the slot until Apollo has answered. Keyless introspection
+ * shares one set of slots, as one organization would (and is throttled per client address by the gate).
  */
 import type { RequestHandler } from 'express';
 import type { ApiKeyPrincipal } from '../../features/auth/api-keys';
@@ -12,7 +12,6 @@ import { sendGraphqlError } from './authentication-gate';
 export function withOrganizationSlot(services: ApiServices, handler: RequestHandler): RequestHandler {
   return async (req, res, next) => {
     const principal = res.locals.principal as ApiKeyPrincipal | null;
-    if (!principal) return handler(req, res, next);
     const admission = await admitOrganization(services, principal, clientGoneSignal(res));
     if (!admission.admitted) {
       res.set(admission.headers);

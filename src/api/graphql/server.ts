@@ -16,7 +16,7 @@ import { checkIdempotencyKey, IDEMPOTENCY_KEY_HEADER } from '../contract/idempot
 import { MAX_BODY_BYTES } from '../limits';
 import { createRequestContext, type ApiServices } from '../request-context';
 import { graphqlAuthenticationGate } from './authentication-gate';
-import { depthLimitRule } from './depth-limit';
+import { selectionShapeRule } from './selection-shape-rule';
 import { formatError, requestError } from './format-error';
 import { graphqlBodyErrors } from './malformed-requests';
 import { withOrganizationSlot } from './organization-admission';
@@ -58,7 +58,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
       legacyJsonStatusPlugin(),
     ],
     formatError,
-    validationRules: [depthLimitRule],
+    validationRules: [selectionShapeRule],
   });
   await server.start();
   const router = express.Router();
@@ -78,6 +78,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
             requestId: res.getHeader('x-request-id') as string | undefined,
             log: req.log ?? logger,
             idempotencyKey: idempotencyKey.value,
+            clientAddress: req.ip ?? '',
           });
         },
       }),

@@ -1,44 +1,93 @@
 /**
- * Before anything executes: refuse an operation that costs too much (items, SQL statements, top
- * level fields), then charge the organization's rate-limit budget with the statements it may run.
+ * Before anything executes: refuse an operation that costs too much (values it may return, SQL
+ * statements, top-level fields; less without a key), then charge the organization's rate-limit
+ * budget with the statements it may run and the introspection answer it builds. Documents that
+ * fail to parse, validate or fit are charged too, by their length: refusing them costs CPU.
  */
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../../../features/context';
 import { AppError, rateLimited } from '../../../shared/errors';
-import { chargeRequest, type ApiServices } from '../../request-context';
+import { chargeRequest, chargeWork, type ApiServices } from '../../request-context';
 import { requestError } from '../format-error';
-import { MAX_QUERY_COST, MAX_ROOT_FIELDS, MAX_STATEMENTS_PER_OPERATION, cachedOperationCost } from '../operation-cost';
+import {
+  INTROSPECTION_VALUES_PER_POINT,
+  KEYLESS_MAX_COST,
+  MAX_QUERY_COST,
+  MAX_ROOT_FIELDS,
+  MAX_STATEMENTS_PER_OPERATION,
+  cachedOperationCost,
+  type OperationCost,
+} from '../operation-cost';
 
 const tooComplex = (message: string, extra: Record<string, unknown>) => requestError(new AppError('QUERY_TOO_COMPLEX', message, { extra }));
 
+/** Characters of a refused document per point charged: a 30 kB document that fails validation costs ~15. */
+export const REFUSED_CHARACTERS_PER_POINT = 2_000;
+
+const refusalPoints = (source: string | undefined) => (source?.length ?? 0) / REFUSED_CHARACTERS_PER_POINT;
+
+/** Why an operation is refused before it runs, or undefined. */
+function refusal(cost: OperationCost, keyless: boolean): Error | undefined {
+  if (cost.rootFields > MAX_ROOT_FIELDS) {
+    return tooComplex(`The operation has ${cost.rootFields} top-level fields; at most ${MAX_ROOT_FIELDS}: split it`, {
+      rootFields: cost.rootFields,
+      maximumRootFields: MAX_ROOT_FIELDS,
+    });
+  }
+  const maximumCost = keyless ? KEYLESS_MAX_COST : MAX_QUERY_COST;
+  if (cost.cost > maximumCost) {
+    const counted = Number.isFinite(cost.cost) ? `Query cost ${cost.cost}` : 'Query cost';
+    return tooComplex(
+      `${counted} exceeds the maximum of ${maximumCost}${keyless ? ' without an API key' : ''}: lower the limits or select fewer fields`,
+      {
+        ...(Number.isFinite(cost.cost) ? { cost: cost.cost } : {}),
+        maximumCost,
+      },
+    );
+  }
+  if (cost.statements > MAX_STATEMENTS_PER_OPERATION) {
+    return tooComplex(
+      `The operation may run ${cost.statements} SQL statements; at most ${MAX_STATEMENTS_PER_OPERATION}: select fewer lists or relations`,
+      { statements: cost.statements, maximumStatements: MAX_STATEMENTS_PER_OPERATION },
+    );
+  }
+  return undefined;
+}
+
 export function operationLimitsPlugin(schema: GraphQLSchema, services: ApiServices): ApolloServerPlugin<RequestContext> {
+  const chargeRefused = async ({ contextValue, source }: GraphQLRequestContext<RequestContext>) => {
+    await chargeWork(services, contextValue, refusalPoints(source));
+  };
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request, document, operation, contextValue, response }) {
+        async parsingDidStart(requestContext) {
+          return async (error) => {
+            if (error) await chargeRefused(requestContext);
+          };
+        },
+        async validationDidStart(requestContext) {
+          return async (errors) => {
+            if (errors?.length) await chargeRefused(requestContext);
+          };
+        },
+        async didResolveOperation(requestContext) {
+          const { request, document, operation, contextValue, response } = requestContext;
           const cost = operation ? cachedOperationCost(schema, document, operation, request.variables ?? {}) : undefined;
           if (!cost) return;
-          if (cost.rootFields > MAX_ROOT_FIELDS) {
-            throw tooComplex(`The operation has ${cost.rootFields} top-level fields; at most ${MAX_ROOT_FIELDS}: split it`, {
-              rootFields: cost.rootFields,
-              maximumRootFields: MAX_ROOT_FIELDS,
-            });
+          const refused = refusal(cost, !contextValue.principal);
+          if (refused) {
+            await chargeRefused(requestContext);
+            throw refused;
           }
-          if (cost.cost > MAX_QUERY_COST) {
-            throw tooComplex(`Query cost ${cost.cost} exceeds the maximum of ${MAX_QUERY_COST}: lower the limits or select fewer fields`, {
-              cost: cost.cost,
-              maximumCost: MAX_QUERY_COST,
-            });
+          const introspectionPoints = cost.introspection / INTROSPECTION_VALUES_PER_POINT;
+          if (!contextValue.principal) {
+            // The keyless request paid 1 point at authentication; a large introspection answer pays more.
+            if (introspectionPoints > 1) await chargeWork(services, contextValue, introspectionPoints - 1);
+            return;
           }
-          if (cost.statements > MAX_STATEMENTS_PER_OPERATION) {
-            throw tooComplex(
-              `The operation may run ${cost.statements} SQL statements; at most ${MAX_STATEMENTS_PER_OPERATION}: select fewer lists or relations`,
-              { statements: cost.statements, maximumStatements: MAX_STATEMENTS_PER_OPERATION },
-            );
-          }
-          if (!contextValue.principal) return;
-          const decision = await chargeRequest(services, contextValue.principal, cost.statements);
+          const decision = await chargeRequest(services, contextValue.principal, cost.statements + introspectionPoints);
           for (const [name, value] of Object.entries(decision.headers)) response.http.headers.set(name, value);
           if (!decision.allowed) throw requestError(rateLimited(decision.retryAfterSeconds));
         },

@@ -1,0 +1,137 @@
+/**
+ * The exact size of an introspection answer, known before it runs. Introspection reads the schema,
+ * which does not change, so what `__schema { types { fields { ... } } }` returns can be counted on
+ * the schema itself: each list costs what it holds (every type, every field of each type, ...),
+ * not 1. A selection is counted once per schema element it applies to and remembered, so 25
+ * aliases of the same fragment cost one count; the walk itself is bounded (MAX_STEPS) and an
+ * answer past it is simply "too large".
+ */
+import {
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isAbstractType,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
+
+type IntrospectionKind = '__Schema' | '__Type' | '__Field' | '__InputValue' | '__EnumValue' | '__Directive';
+
+interface Children {
+  kind: IntrospectionKind;
+  items: readonly object[];
+}
+
+/** Memo misses allowed per count: far above the standard introspection query's few thousand. */
+const MAX_STEPS = 200_000;
+
+/** What a field of an introspection object holds: a list or a single object of another kind, or a leaf. */
+function childrenOf(schema: GraphQLSchema, kind: IntrospectionKind, entity: object, field: string): Children | number {
+  switch (kind) {
+    case '__Schema':
+      if (field === 'types') return { kind: '__Type', items: Object.values(schema.getTypeMap()) };
+      if (field === 'directives') return { kind: '__Directive', items: schema.getDirectives() };
+      if (field === 'queryType') return { kind: '__Type', items: [schema.getQueryType()].filter((t) => t !== null && t !== undefined) };
+      if (field === 'mutationType')
+        return { kind: '__Type', items: [schema.getMutationType()].filter((t) => t !== null && t !== undefined) };
+      if (field === 'subscriptionType')
+        return { kind: '__Type', items: [schema.getSubscriptionType()].filter((t) => t !== null && t !== undefined) };
+      return 1;
+    case '__Type': {
+      const type = entity as Parameters<typeof isObjectType>[0];
+      if (field === 'fields')
+        return { kind: '__Field', items: isObjectType(type) || isInterfaceType(type) ? Object.values(type.getFields()) : [] };
+      if (field === 'interfaces') return { kind: '__Type', items: isObjectType(type) || isInterfaceType(type) ? type.getInterfaces() : [] };
+      if (field === 'possibleTypes') return { kind: '__Type', items: isAbstractType(type) ? schema.getPossibleTypes(type) : [] };
+      if (field === 'enumValues') return { kind: '__EnumValue', items: isEnumType(type) ? type.getValues() : [] };
+      if (field === 'inputFields') return { kind: '__InputValue', items: isInputObjectType(type) ? Object.values(type.getFields()) : [] };
+      if (field === 'ofType') return { kind: '__Type', items: isListType(type) || isNonNullType(type) ? [type.ofType as object] : [] };
+      return 1;
+    }
+    case '__Field':
+      if (field === 'args') return { kind: '__InputValue', items: (entity as { args: readonly object[] }).args };
+      if (field === 'type') return { kind: '__Type', items: [(entity as { type: object }).type] };
+      return 1;
+    case '__InputValue':
+      if (field === 'type') return { kind: '__Type', items: [(entity as { type: object }).type] };
+      return 1;
+    case '__Directive':
+      if (field === 'args') return { kind: '__InputValue', items: (entity as { args: readonly object[] }).args };
+      if (field === 'locations') return 1 + (entity as { locations: readonly string[] }).locations.length;
+      return 1;
+    case '__EnumValue':
+      return 1;
+  }
+}
+
+/**
+ * Values in the answer of `__schema { <selectionSet> }` (or `__type(name) { ... }` when `typeName`
+ * is given): every object, list and leaf counted once. Infinity when the count would take more
+ * than MAX_STEPS (such an answer is far past any limit anyway).
+ */
+export function introspectionAnswerSize(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  selectionSet: SelectionSetNode | undefined,
+  root: { schema: true } | { typeName: string },
+): number {
+  if (!selectionSet) return 1;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const memo = new Map<SelectionSetNode, Map<object, number>>();
+  let steps = 0;
+
+  const count = (set: SelectionSetNode, kind: IntrospectionKind, entity: object, spreading: Set<string>): number => {
+    let byEntity = memo.get(set);
+    const known = byEntity?.get(entity);
+    if (known !== undefined) return known;
+    if (++steps > MAX_STEPS) throw new TooLarge();
+    let total = 0;
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.INLINE_FRAGMENT) {
+        total += count(selection.selectionSet, kind, entity, spreading);
+      } else if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const name = selection.name.value;
+        const fragment = fragments.get(name);
+        if (!fragment || spreading.has(name)) continue;
+        spreading.add(name);
+        total += count(fragment.selectionSet, kind, entity, spreading);
+        spreading.delete(name);
+      } else if (selection.name.value === '__typename' || !selection.selectionSet) {
+        const children = selection.name.value === '__typename' ? 1 : childrenOf(schema, kind, entity, selection.name.value);
+        total += typeof children === 'number' ? children : 1 + children.items.length;
+      } else {
+        const children = childrenOf(schema, kind, entity, selection.name.value);
+        if (typeof children === 'number') {
+          total += children;
+          continue;
+        }
+        total += 1;
+        for (const item of children.items) total += count(selection.selectionSet, children.kind, item, spreading);
+      }
+      if (total > Number.MAX_SAFE_INTEGER) throw new TooLarge();
+    }
+    if (!byEntity) memo.set(set, (byEntity = new Map()));
+    byEntity.set(entity, total);
+    return total;
+  };
+
+  try {
+    if ('schema' in root) return 1 + count(selectionSet, '__Schema', schema, new Set());
+    const type = schema.getType(root.typeName);
+    return type ? 1 + count(selectionSet, '__Type', type, new Set()) : 1;
+  } catch (error) {
+    if (error instanceof TooLarge) return Infinity;
+    throw error;
+  }
+}
+
+class TooLarge extends Error {}

@@ -1,0 +1,67 @@
+/**
+ * The shape of an operation's selection once its fragments are expanded: how many fields it
+ * selects and how deep it nests. Computed once per fragment (memoized), so the work is linear in
+ * the document's text even when its expansion is exponential: a 1.5 kB document whose fragments
+ * spread fragments can select millions of fields, and everything that walks the expanded
+ * selection (pricing, graphql-depth-limit, execution) would pay for each one. Nothing walks it
+ * before this bound has been checked.
+ */
+import { Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+
+export interface SelectionShape {
+  /** fields selected after every fragment is expanded, aliases and introspection fields included */
+  fields: number;
+  /** nesting of fields that have a selection, introspection fields not counted (as graphql-depth-limit) */
+  depth: number;
+}
+
+/** What an unknown fragment or a cycle of fragments expands to: graphql-js's own rules report those. */
+const BROKEN: SelectionShape = { fields: 0, depth: 0 };
+
+export function selectionShapes(document: DocumentNode): Map<OperationDefinitionNode, SelectionShape> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const ofFragment = new Map<string, SelectionShape>();
+  const expanding = new Set<string>();
+
+  const fragmentShape = (name: string): SelectionShape => {
+    const known = ofFragment.get(name);
+    if (known) return known;
+    const fragment = fragments.get(name);
+    if (!fragment || expanding.has(name)) return BROKEN;
+    expanding.add(name);
+    const shape = shapeOf(fragment.selectionSet);
+    expanding.delete(name);
+    ofFragment.set(name, shape);
+    return shape;
+  };
+
+  // Recursion follows the document's own nesting (the parser bounds it), never an expansion.
+  const shapeOf = (selectionSet: SelectionSetNode): SelectionShape => {
+    let fields = 0;
+    let depth = 0;
+    for (const selection of selectionSet.selections) {
+      let inner: SelectionShape;
+      if (selection.kind === Kind.FIELD) {
+        const child = selection.selectionSet ? shapeOf(selection.selectionSet) : BROKEN;
+        fields += 1 + child.fields;
+        const introspection = selection.name.value.startsWith('__');
+        if (selection.selectionSet && !introspection) depth = Math.max(depth, 1 + child.depth);
+        continue;
+      }
+      inner = selection.kind === Kind.INLINE_FRAGMENT ? shapeOf(selection.selectionSet) : fragmentShape(selection.name.value);
+      fields += inner.fields;
+      depth = Math.max(depth, inner.depth);
+    }
+    // Past 2^53 the count is only "too many"; it never wraps.
+    return { fields: Math.min(fields, Number.MAX_SAFE_INTEGER), depth };
+  };
+
+  const shapes = new Map<OperationDefinitionNode, SelectionShape>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION) shapes.set(definition, shapeOf(definition.selectionSet));
+  }
+  return shapes;
+}

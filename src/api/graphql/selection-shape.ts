@@ -43,7 +43,6 @@ export function selectionShapes(document: DocumentNode): Map<OperationDefinition
     let fields = 0;
     let depth = 0;
     for (const selection of selectionSet.selections) {
-      let inner: SelectionShape;
       if (selection.kind === Kind.FIELD) {
         const child = selection.selectionSet ? shapeOf(selection.selectionSet) : BROKEN;
         fields += 1 + child.fields;
@@ -51,7 +50,7 @@ export function selectionShapes(document: DocumentNode): Map<OperationDefinition
         if (selection.selectionSet && !introspection) depth = Math.max(depth, 1 + child.depth);
         continue;
       }
-      inner = selection.kind === Kind.INLINE_FRAGMENT ? shapeOf(selection.selectionSet) : fragmentShape(selection.name.value);
+      const inner = selection.kind === Kind.INLINE_FRAGMENT ? shapeOf(selection.selectionSet) : fragmentShape(selection.name.value);
       fields += inner.fields;
       depth = Math.max(depth, inner.depth);
     }

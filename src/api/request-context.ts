@@ -118,7 +118,7 @@ export async function admitOrganization(
  * The slots keyless requests (introspection) share on this instance, as if they were one
  * organization: whoever sends them, they cannot take more of the process than one tenant.
  */
-const KEYLESS_SLOTS = 'keyless';
+export const KEYLESS_SLOTS = 'keyless';
 
 async function takeSlot(services: ApiServices, holder: string, clientGone: AbortSignal): Promise<Admission> {
   const slot = await services.organizationSlots.acquire(holder, clientGone);

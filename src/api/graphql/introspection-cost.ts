@@ -1,5 +1,6 @@
 /**
- * The exact size of an introspection answer, known before it runs. Introspection reads the schema,
+ * The size of an introspection answer, known before it runs: exact, or above it when a response
+ * name is selected twice (graphql-js merges those; each is counted here). Introspection reads the schema,
  * which does not change, so what `__schema { types { fields { ... } } }` returns can be counted on
  * the schema itself: each list costs what it holds (every type, every field of each type, ...),
  * not 1. A selection is counted once per schema element it applies to and remembered, so 25
@@ -25,18 +26,22 @@ type IntrospectionKind = '__Schema' | '__Type' | '__Field' | '__InputValue' | '_
 
 interface Children {
   kind: IntrospectionKind;
+  /** a list's items, or the one object (none: null) */
   items: readonly object[];
+  list?: true;
 }
 
 /** Memo misses allowed per count: far above the standard introspection query's few thousand. */
 const MAX_STEPS = 200_000;
 
+const listOf = (kind: IntrospectionKind, items: readonly object[]): Children => ({ kind, items, list: true });
+
 /** What a field of an introspection object holds: a list or a single object of another kind, or a leaf. */
 function childrenOf(schema: GraphQLSchema, kind: IntrospectionKind, entity: object, field: string): Children | number {
   switch (kind) {
     case '__Schema':
-      if (field === 'types') return { kind: '__Type', items: Object.values(schema.getTypeMap()) };
-      if (field === 'directives') return { kind: '__Directive', items: schema.getDirectives() };
+      if (field === 'types') return { kind: '__Type', items: Object.values(schema.getTypeMap()), list: true };
+      if (field === 'directives') return { kind: '__Directive', items: schema.getDirectives(), list: true };
       if (field === 'queryType') return { kind: '__Type', items: [schema.getQueryType()].filter((t) => t !== null && t !== undefined) };
       if (field === 'mutationType')
         return { kind: '__Type', items: [schema.getMutationType()].filter((t) => t !== null && t !== undefined) };
@@ -45,24 +50,24 @@ function childrenOf(schema: GraphQLSchema, kind: IntrospectionKind, entity: obje
       return 1;
     case '__Type': {
       const type = entity as Parameters<typeof isObjectType>[0];
-      if (field === 'fields')
-        return { kind: '__Field', items: isObjectType(type) || isInterfaceType(type) ? Object.values(type.getFields()) : [] };
-      if (field === 'interfaces') return { kind: '__Type', items: isObjectType(type) || isInterfaceType(type) ? type.getInterfaces() : [] };
-      if (field === 'possibleTypes') return { kind: '__Type', items: isAbstractType(type) ? schema.getPossibleTypes(type) : [] };
-      if (field === 'enumValues') return { kind: '__EnumValue', items: isEnumType(type) ? type.getValues() : [] };
-      if (field === 'inputFields') return { kind: '__InputValue', items: isInputObjectType(type) ? Object.values(type.getFields()) : [] };
+      // Each list is null (one value) on the kinds of type that do not have it.
+      if (field === 'fields') return isObjectType(type) || isInterfaceType(type) ? listOf('__Field', Object.values(type.getFields())) : 1;
+      if (field === 'interfaces') return isObjectType(type) || isInterfaceType(type) ? listOf('__Type', type.getInterfaces()) : 1;
+      if (field === 'possibleTypes') return isAbstractType(type) ? listOf('__Type', schema.getPossibleTypes(type)) : 1;
+      if (field === 'enumValues') return isEnumType(type) ? listOf('__EnumValue', type.getValues()) : 1;
+      if (field === 'inputFields') return isInputObjectType(type) ? listOf('__InputValue', Object.values(type.getFields())) : 1;
       if (field === 'ofType') return { kind: '__Type', items: isListType(type) || isNonNullType(type) ? [type.ofType as object] : [] };
       return 1;
     }
     case '__Field':
-      if (field === 'args') return { kind: '__InputValue', items: (entity as { args: readonly object[] }).args };
+      if (field === 'args') return listOf('__InputValue', (entity as { args: readonly object[] }).args);
       if (field === 'type') return { kind: '__Type', items: [(entity as { type: object }).type] };
       return 1;
     case '__InputValue':
       if (field === 'type') return { kind: '__Type', items: [(entity as { type: object }).type] };
       return 1;
     case '__Directive':
-      if (field === 'args') return { kind: '__InputValue', items: (entity as { args: readonly object[] }).args };
+      if (field === 'args') return listOf('__InputValue', (entity as { args: readonly object[] }).args);
       if (field === 'locations') return 1 + (entity as { locations: readonly string[] }).locations.length;
       return 1;
     case '__EnumValue':
@@ -107,15 +112,16 @@ export function introspectionAnswerSize(
         spreading.delete(name);
       } else if (selection.name.value === '__typename' || !selection.selectionSet) {
         const children = selection.name.value === '__typename' ? 1 : childrenOf(schema, kind, entity, selection.name.value);
-        total += typeof children === 'number' ? children : 1 + children.items.length;
+        total += typeof children === 'number' ? children : 1;
       } else {
         const children = childrenOf(schema, kind, entity, selection.name.value);
         if (typeof children === 'number') {
           total += children;
           continue;
         }
+        // The list or the object itself, then each item (an object of its own in a list).
         total += 1;
-        for (const item of children.items) total += count(selection.selectionSet, children.kind, item, spreading);
+        for (const item of children.items) total += (children.list ? 1 : 0) + count(selection.selectionSet, children.kind, item, spreading);
       }
       if (total > Number.MAX_SAFE_INTEGER) throw new TooLarge();
     }

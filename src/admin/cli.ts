@@ -160,6 +160,8 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
   seed: {
     usage: '[--reports N] [--seed N] (only into an empty database)',
     run: async (prisma, o) => {
+      if (loadConfig().nodeEnv === 'production')
+        throw new UsageError('seed is refused with NODE_ENV=production: demo keys would be created');
       if (!(await isDatabaseEmpty(prisma))) throw new UsageError('the database already has data; seed only fills an empty one');
       const result = await seedDatabase(prisma, buildDemoDataset({ reports: optionalInt(o, 'reports'), seed: optionalInt(o, 'seed') }));
       return {

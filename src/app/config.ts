@@ -51,7 +51,7 @@ export interface AppConfig {
    */
   shutdownDelayMs: number;
   logLevel: string;
-  nodeEnv: string;
+  nodeEnv: NodeEnvironment;
   /** smtp(s)://user:pass@host:port for the e-mail channel; absent: e-mails go to `${dataDir}/outbox.log`. */
   smtpUrl?: string;
   /** From header of the notification e-mails. */
@@ -77,6 +77,8 @@ export interface AppConfig {
     enabled: boolean;
     /** When set, /metrics requires `Authorization: Bearer <token>`. */
     token?: string;
+    /** The address METRICS_PORT listens on (METRICS_HOST, default 127.0.0.1: not HOST). */
+    host: string;
     /** When set, /metrics is served on this port (an internal one) instead of the API's. */
     port?: number;
   };
@@ -180,9 +182,23 @@ export function assertSafeToServe(config: AppConfig): void {
   }
 }
 
+export type NodeEnvironment = 'production' | 'development' | 'test';
+
+/**
+ * NODE_ENV, exactly: `Production` is production, and a value that is none of the three (`prod`,
+ * `staging`) is refused rather than taken for development, where demo data are seeded, keys
+ * printed and /metrics public.
+ */
+function nodeEnvironment(env: NodeJS.ProcessEnv): NodeEnvironment {
+  const raw = (env.NODE_ENV ?? '').trim().toLowerCase();
+  if (raw === '') return 'development';
+  if (raw === 'production' || raw === 'development' || raw === 'test') return raw;
+  throw new Error(`NODE_ENV=${JSON.stringify(env.NODE_ENV)} is not one of production, development, test`);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1);
-  const nodeEnv = env.NODE_ENV || 'development';
+  const nodeEnv = nodeEnvironment(env);
   const metricsPort = integer(env, 'METRICS_PORT', 0, 0);
   const config: AppConfig = {
     port: integer(env, 'PORT', 4000),
@@ -233,6 +249,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       enabled: flag(env, 'METRICS_ENABLED', true),
       token: metricsToken(env),
       port: metricsPort === 0 ? undefined : metricsPort,
+      // The internal port is internal: loopback unless told otherwise.
+      host: env.METRICS_HOST || '127.0.0.1',
     },
   };
   return config;

@@ -33,8 +33,8 @@ async function main(): Promise<void> {
       ? undefined
       : express()
           .use(metricsEndpoint(metrics, config.metrics.token))
-          .listen(metricsPort, config.host, () => {
-            logger.info({ port: metricsPort }, 'metrics served on their own port');
+          .listen(metricsPort, config.metrics.host, () => {
+            logger.info({ host: config.metrics.host, port: metricsPort }, 'metrics served on their own port');
           });
   // In-process by default, so `npm start` alone delivers notifications (RUN_DISPATCHER=false: use `npm run worker`).
   const dispatcher: RunningDispatcher | undefined = config.runDispatcher ? startDispatcher(db, config, logger, metrics) : undefined;

@@ -298,4 +298,22 @@ describe('production settings', () => {
     expect(() => assertSafeToServe(loadConfig({ NODE_ENV: 'production', METRICS_PORT: '9464' }))).not.toThrow();
     expect(() => assertSafeToServe(loadConfig({ NODE_ENV: 'production', METRICS_ENABLED: 'false' }))).not.toThrow();
   });
+
+  it('N9: NODE_ENV is read exactly: any case of production is production, an unknown value is refused at start-up', () => {
+    for (const spelling of ['Production', 'PRODUCTION', ' production ']) {
+      const config = loadConfig({ NODE_ENV: spelling });
+      expect([spelling, config.nodeEnv, config.seedDemoData]).toEqual([spelling, 'production', false]);
+      expect(() => assertSafeToServe(config)).toThrow(/METRICS_TOKEN or METRICS_PORT/);
+    }
+    for (const unknown of ['prod', 'staging', 'dev']) {
+      expect(() => loadConfig({ NODE_ENV: unknown })).toThrow(`NODE_ENV="${unknown}" is not one of production, development, test`);
+    }
+    expect(loadConfig({ NODE_ENV: 'Test' }).nodeEnv).toBe('test');
+    expect(loadConfig({}).nodeEnv).toBe('development');
+  });
+
+  it('N9: the internal metrics port listens on loopback unless METRICS_HOST says otherwise', () => {
+    expect(loadConfig({ METRICS_PORT: '9464', HOST: '0.0.0.0' }).metrics).toMatchObject({ port: 9464, host: '127.0.0.1' });
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.5' }).metrics.host).toBe('10.0.0.5');
+  });
 });

@@ -170,6 +170,11 @@ describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
         code: 2,
         output: { error: expect.stringMatching(/refused with NODE_ENV=production/) },
       });
+      // Nor `seed` (N9): demo keys have no place in production.
+      expect(await cli('seed', '--reports', '1')).toMatchObject({
+        code: 2,
+        output: { error: expect.stringMatching(/seed is refused with NODE_ENV=production/) },
+      });
     } finally {
       process.env.NODE_ENV = previous;
     }

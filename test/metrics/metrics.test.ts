@@ -149,7 +149,7 @@ describe.each(['pglite', 'postgres'] as const)('metrics (%s)', (kind) => {
   });
 
   it('METRICS_TOKEN: 401 without the bearer token or with another one, 200 with it; no API key needed', async () => {
-    const url = await extraApp({ metrics: { enabled: true, token: 'scrape-secret-1' } });
+    const url = await extraApp({ metrics: { enabled: true, token: 'scrape-secret-1', host: '127.0.0.1' } });
     const without = await fetch(`${url}/metrics`);
     expect(without.status).toBe(401);
     expect(without.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
@@ -162,7 +162,7 @@ describe.each(['pglite', 'postgres'] as const)('metrics (%s)', (kind) => {
   });
 
   it('METRICS_ENABLED=false: /metrics is a 404 like any unknown path', async () => {
-    const url = await extraApp({ metrics: { enabled: false } });
+    const url = await extraApp({ metrics: { enabled: false, host: '127.0.0.1' } });
     const response = await fetch(`${url}/metrics`);
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ detail: 'Not Found' });

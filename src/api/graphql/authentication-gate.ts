@@ -4,11 +4,12 @@
  * GraphiQL and code generators; parsed with a small token budget, and throttled per client
  * address like every keyless request). A valid key's organization goes on to the context.
  */
-import type { RequestHandler, Response } from 'express';
+import express, { type RequestHandler, type Response } from 'express';
 import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import { recordOrganization } from '../../platform/http/access-log';
 import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS } from '../../platform/db/failures';
 import { invalidApiKey, notAuthenticated, rateLimited, serviceUnavailable, type AppError } from '../../shared/errors';
+import { MAX_BODY_BYTES } from '../limits';
 import { authenticate, type ApiServices, type Authentication } from '../request-context';
 import { extensionsOf } from './format-error';
 
@@ -17,7 +18,13 @@ export const KEYLESS_MAX_TOKENS = 1_000;
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
 
-export function graphqlAuthenticationGate(services: ApiServices): RequestHandler {
+/**
+ * The key first, before the body is read: a request without a valid key gets its body read only
+ * up to KEYLESS_MAX_BODY_BYTES (an introspection query is 2 kB), so 2,000 connections sending
+ * 95 kB bodies with wrong keys make the process hold nothing. `then` is the body reader and the
+ * rest of the chain; the decision on a keyless request is made once its body is read (`admitKeyless`).
+ */
+export function graphqlAuthentication(services: ApiServices): RequestHandler {
   return async (req, res, next) => {
     let auth: Authentication;
     try {
@@ -28,22 +35,51 @@ export function graphqlAuthenticationGate(services: ApiServices): RequestHandler
       if (!failure) return next(error);
       return sendGraphqlError(res, serviceUnavailable(failure.message, DATABASE_RETRY_AFTER_SECONDS));
     }
-    if (auth.status === 'authenticated') {
-      res.locals.principal = auth.principal;
-      recordOrganization(res, auth.principal.organizationId);
-      return next();
-    }
     if (auth.status === 'throttled') {
       res.set(auth.decision.headers);
       return sendGraphqlError(res, rateLimited(auth.decision.retryAfterSeconds));
     }
-    if (isIntrospectionOnly(documentTextOf(req.method === 'GET' ? req.query : req.body))) {
-      res.locals.principal = null;
-      return next();
+    res.locals.authentication = auth;
+    if (auth.status === 'authenticated') {
+      res.locals.principal = auth.principal;
+      recordOrganization(res, auth.principal.organizationId);
     }
-    return sendGraphqlError(res, auth.status === 'missing' ? notAuthenticated() : invalidApiKey());
+    return next();
   };
 }
+
+/** Largest body read from a request without a valid key: introspection queries are ~2 kB. */
+export const KEYLESS_MAX_BODY_BYTES = 16 * 1024;
+
+/** The body reader for the key found: a keyless request's body is bounded much lower. */
+export function graphqlBodyReader(): RequestHandler {
+  const keyed = express.json({ limit: MAX_BODY_BYTES });
+  const keyless = express.json({ limit: KEYLESS_MAX_BODY_BYTES });
+  return (req, res, next) => {
+    const auth = res.locals.authentication as Authentication | undefined;
+    if (auth?.status === 'authenticated') return keyed(req, res, next);
+    return keyless(req, res, (error?: unknown) => {
+      // Too large to be an introspection query: the answer is the missing key's, and the rest of
+      // the body is not read (the connection closes after the answer).
+      if ((error as { status?: number } | undefined)?.status === 413) {
+        res.set('connection', 'close');
+        return sendGraphqlError(res, auth?.status === 'missing' ? notAuthenticated() : invalidApiKey());
+      }
+      return next(error);
+    });
+  };
+}
+
+/** A request without a valid key goes on only when its document only introspects the schema. */
+export const admitKeyless: RequestHandler = (req, res, next) => {
+  const auth = res.locals.authentication as Authentication | undefined;
+  if (auth?.status === 'authenticated') return next();
+  if (isIntrospectionOnly(documentTextOf(req.method === 'GET' ? req.query : req.body))) {
+    res.locals.principal = null;
+    return next();
+  }
+  return sendGraphqlError(res, auth?.status === 'missing' ? notAuthenticated() : invalidApiKey());
+};
 
 /** An error answered before Apollo runs, in the shape Apollo gives its own request errors. */
 export function sendGraphqlError(res: Response, error: AppError): void {

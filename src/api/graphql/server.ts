@@ -13,9 +13,8 @@ import type { RequestContext } from '../../features/context';
 import { logger } from '../../platform/logger';
 import { invalidInput } from '../../shared/errors';
 import { checkIdempotencyKey, IDEMPOTENCY_KEY_HEADER } from '../contract/idempotency-key';
-import { MAX_BODY_BYTES } from '../limits';
 import { createRequestContext, type ApiServices } from '../request-context';
-import { graphqlAuthenticationGate } from './authentication-gate';
+import { admitKeyless, graphqlAuthentication, graphqlBodyReader } from './authentication-gate';
 import { selectionShapeRule } from './selection-shape-rule';
 import { formatError, requestError } from './format-error';
 import { graphqlBodyErrors } from './malformed-requests';
@@ -64,9 +63,10 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
   const router = express.Router();
   router.use(
     '/graphql',
-    express.json({ limit: MAX_BODY_BYTES }),
+    graphqlAuthentication(services),
+    graphqlBodyReader(),
     graphqlBodyErrors,
-    graphqlAuthenticationGate(services),
+    admitKeyless,
     withOrganizationSlot(
       services,
       expressMiddleware(server, {

@@ -94,8 +94,7 @@ const BODY_PARSE_ERROR = 'There was an error parsing the body';
 export function restRouter(schema: GraphQLSchema, services: ApiServices): express.Router {
   const prepared = new Map(REST_ROUTES.map((route) => [route, prepare(schema, route)]));
   const sofa = sofaRouter(schema);
-  // The bytes: their encoding is decided as Python's json module decides it (request-body.ts).
-  const readBody = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+  const readBody = bodyReader();
 
   const front = async (req: Request, res: Response, next: NextFunction) => {
     // Decoded before the prefix is looked at too: Starlette routes `/%70ublic/reports/` as `/public/reports/`.
@@ -110,11 +109,30 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
     }
     const route = prepared.get(resolved.route)!;
 
+    // The key before the body: without a valid key, at most KEYLESS_MAX_BODY_BYTES of it are read.
+    const auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '');
+    const refusal =
+      auth.status === 'throttled'
+        ? rateLimited(auth.decision.retryAfterSeconds)
+        : auth.status === 'missing'
+          ? notAuthenticated()
+          : auth.status === 'invalid'
+            ? invalidApiKey()
+            : undefined;
+    if (auth.status === 'throttled') res.set(auth.decision.headers);
+
     // FastAPI reads the body before anything else: malformed JSON is a 422 even without a key.
     // Only a declared JSON body is parsed; any other reaches validation as text, as in FastAPI.
     let body: unknown;
     if (route.route.method === 'POST') {
-      const bytes: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const read = await readBody(req, res, refusal ? KEYLESS_MAX_BODY_BYTES : MAX_BODY_BYTES);
+      if (!Buffer.isBuffer(read) && refusal) {
+        // Not worth reading for a request that will be refused: its answer, and the connection closes.
+        res.set('connection', 'close');
+        return sendError(res, refusal);
+      }
+      if (!Buffer.isBuffer(read)) return next(read.tooLarge);
+      const bytes = read;
       if (bytes.length > 0 && isJsonContentType(req.headers['content-type'])) {
         const text = decodeJsonBytes(bytes);
         if (text === undefined) return sendJson(res, 400, { detail: BODY_PARSE_ERROR });
@@ -126,14 +144,7 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
         body = bytes.toString('utf8');
       }
     }
-
-    const auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '');
-    if (auth.status === 'throttled') {
-      res.set(auth.decision.headers);
-      return sendError(res, rateLimited(auth.decision.retryAfterSeconds));
-    }
-    if (auth.status === 'missing') return sendError(res, notAuthenticated());
-    if (auth.status === 'invalid') return sendError(res, invalidApiKey());
+    if (refusal || auth.status !== 'authenticated') return sendError(res, refusal ?? invalidApiKey());
     const { principal } = auth;
     recordOrganization(res, principal.organizationId);
     const admission = await admitOrganization(services, principal, clientGoneSignal(res));
@@ -191,13 +202,31 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
   };
 
   const router = express.Router();
-  router.use((req, res, next) => {
-    if (req.method === 'POST' && decodedPath(req).startsWith(`${REST_BASE_PATH}/`)) return readBody(req, res, next);
-    return next();
-  });
   // Express 5 passes a rejected promise to the app's error handler (JSON 500 with the request id).
   router.use(front);
   return router;
+}
+
+/** Largest body read from a request that will be refused (no key, a wrong one): a lead is a few hundred bytes. */
+export const KEYLESS_MAX_BODY_BYTES = 16 * 1024;
+
+/**
+ * Reads a POST body's bytes up to `limit` (their encoding is decided later, as Python's json
+ * module decides it: request-body.ts), or says it is larger without reading it all.
+ */
+function bodyReader(): (req: Request, res: Response, limit: number) => Promise<Buffer | { tooLarge: Error }> {
+  const readers = new Map<number, express.RequestHandler>();
+  return (req, res, limit) => {
+    let read = readers.get(limit);
+    if (!read) readers.set(limit, (read = express.raw({ type: () => true, limit })));
+    return new Promise((resolve, reject) => {
+      void read(req, res, (error?: unknown) => {
+        if ((error as { status?: number } | undefined)?.status === 413) return resolve({ tooLarge: error as Error });
+        if (error) return reject(error);
+        resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+      });
+    });
+  };
 }
 
 function canonicalPathOf(route: RestRoute, variables: Record<string, unknown>): string {

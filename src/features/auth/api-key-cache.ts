@@ -9,12 +9,24 @@
 import type { PrismaClient } from '../../generated/prisma/client';
 import type { Database } from '../../platform/db/database';
 import type { Subscription } from '../../platform/db/notifications';
+import { Semaphore } from '../../platform/db/statement-limiter';
 import { API_KEY_CHANGES_CHANNEL, digestOfPresented, findApiKey, touchApiKey, type ApiKeyPrincipal } from './api-keys';
 
 /** How many keys are kept; the oldest entry goes first. */
 const MAX_ENTRIES = 10_000;
 /** Even while listening, an entry is looked up again after this long. */
 const MAX_AGE_MS = 60_000;
+/**
+ * Lookups in flight at once, whoever asks. A key not in memory costs a statement on a pooled
+ * connection: 2,000 connections presenting wrong keys at once took every connection of the pool
+ * and the other tenants' requests timed out waiting for one. The pool keeps the rest.
+ */
+export const MAX_CONCURRENT_LOOKUPS = 4;
+/**
+ * Keys found unknown are remembered this long (a wrong key sent again costs no statement). Keys
+ * are random: one found unknown is not about to be created, and a revoked one stays revoked.
+ */
+const UNKNOWN_KEY_MS = 60_000;
 
 interface Entry {
   principal: ApiKeyPrincipal;
@@ -24,6 +36,9 @@ interface Entry {
 
 export class ApiKeyAuthenticator {
   private readonly entries = new Map<string, Entry>();
+  /** digest of a key found unknown → when that was found */
+  private readonly unknown = new Map<string, number>();
+  private readonly lookups = new Semaphore(MAX_CONCURRENT_LOOKUPS);
   private readonly changes: Subscription;
   /** Bumped by every change heard: a lookup that started before one must not be cached. */
   private generation = 0;
@@ -55,9 +70,16 @@ export class ApiKeyAuthenticator {
       if (touchApiKey(this.prisma, entry.principal.keyId, entry.lastUsedAt, now)) entry.lastUsedAt = new Date(now);
       return entry.principal;
     }
+    const unknownSince = this.unknown.get(digest);
+    if (unknownSince !== undefined && now - unknownSince <= UNKNOWN_KEY_MS) return null;
     const generation = this.generation;
-    const found = await findApiKey(this.prisma, digest);
-    if (!found) return null;
+    const found = await this.lookups.run(() => findApiKey(this.prisma, digest));
+    if (!found) {
+      this.unknown.delete(digest);
+      if (this.unknown.size >= MAX_ENTRIES) this.unknown.delete(this.unknown.keys().next().value!);
+      this.unknown.set(digest, now);
+      return null;
+    }
     const touched = touchApiKey(this.prisma, found.principal.keyId, found.lastUsedAt, now);
     // Kept only if no change was heard while the row was read: it may predate a revocation.
     if (this.changes.active && generation === this.generation) {

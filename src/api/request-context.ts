@@ -72,6 +72,12 @@ export async function authenticate(
     return { status: 'throttled', decision };
   }
   if (await anonymous.isExhausted(clientAddress)) {
+    // A key this process already knows valid costs no lookup: a tenant behind the same address
+    // (NAT, a shared proxy) as someone spending the keyless budget is still served.
+    if (services.apiKeys.known(presented)) {
+      const principal = await services.apiKeys.authenticate(presented);
+      if (principal) return { status: 'authenticated', principal };
+    }
     const decision = await anonymous.consume(clientAddress);
     await holdRefusal(services);
     return { status: 'throttled', decision };

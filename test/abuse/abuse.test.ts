@@ -152,6 +152,8 @@ describe('keyless requests are throttled per client address', () => {
       reports: 5,
       config: { rateLimits: { requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 3 } },
     });
+    // The first organization's key, used once: in this process's key cache from now on.
+    expect((await fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': server.keys[0]! } })).status).toBe(200);
   });
   afterAll(() => server.close());
 
@@ -171,6 +173,19 @@ describe('keyless requests are throttled per client address', () => {
     expect(graphqlThrottled.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
     // The throttled attempts cost the database nothing: no key lookup.
     expect(server.queries.filter((q) => /api_keys/i.test(q))).toEqual([]);
+  });
+
+  it('N7: a key this process already knows is served from the same address meanwhile, without a lookup', async () => {
+    const key = server.keys[0]!;
+    // Known from an earlier request (the key cache); the address's keyless budget is spent above.
+    expect((await fetch(`${server.url}/public/dealerships/`)).status).toBe(429);
+    server.resetQueryLog();
+    const tenant = await fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': key } });
+    expect(tenant.status).toBe(200);
+    expect((await graphql(server, '{ dealerships { total } }', {}, key)).status).toBe(200);
+    expect(server.queries.filter((q) => /FROM api_keys WHERE digest/i.test(q))).toEqual([]);
+    // A key it does not know is still refused unread.
+    expect((await fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': server.keys[1]! } })).status).toBe(429);
   });
 });
 

@@ -17,8 +17,12 @@
  *                     with this one run by run, so that both meet the same machine load
  *   --also K=V,K=V    also run this checkout with these variables (repeatable), alternating likewise
  */
+import 'reflect-metadata';
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { getNamedType, isObjectType, type GraphQLObjectType } from 'graphql';
+import { buildAppSchema } from '../src/api/graphql/schema';
 import { issueApiKey } from '../src/features/auth/api-keys';
 import { openDatabase } from '../src/platform/db/database';
 import { applyMigrations } from '../src/platform/db/migrations/apply';
@@ -32,12 +36,56 @@ const VICTIM_RATE = 10;
 const aliasDocument = (count: number) =>
   JSON.stringify({ query: `{ ${Array.from({ length: count }, (_, i) => `a${i}: reports(limit: 0) { total }`).join(' ')} }` });
 
+/** N1 of issue 22: 592 tokens of keyless introspection whose answer was 319 MB. */
+const repeatText = (count: number, make: (i: number) => string) => Array.from({ length: count }, (_, i) => make(i)).join(' ');
+const INTROSPECTION_BOMB = JSON.stringify({
+  query:
+    `{__schema{${repeatText(25, (i) => `t${i}:types{...T}`)}}} fragment T on __Type{${repeatText(25, (i) => `f${i}:fields{...F}`)}} ` +
+    `fragment F on __Field{${repeatText(75, (i) => `n${i}:name`)}}`,
+});
+
+/** Every leaf of a type, as a selection (a report's `data` has ~220). */
+function wholeSelection(type: GraphQLObjectType): string {
+  return Object.values(type.getFields())
+    .filter((field) => field.args.length === 0)
+    .map((field) => {
+      const named = getNamedType(field.type);
+      return isObjectType(named) ? `${field.name} { ${wholeSelection(named)} }` : field.name;
+    })
+    .join(' ');
+}
+
+/**
+ * N2 of issue 22: documents that would be costly to compile, each distinct (the alias names
+ * vary), each sent twice (a second sighting is what gets a document compiled): 20 reports, each
+ * selecting its whole `data` through a fragment (~5,200 fields, under the 10,000 bound).
+ */
+async function compileBombs(count: number): Promise<string[]> {
+  const schema = await buildAppSchema();
+  const data = wholeSelection(schema.getType('ReportData') as GraphQLObjectType);
+  return Array.from({ length: count }, (_, n) => {
+    const query =
+      `query Bomb${n} { ${repeatText(20, (i) => `r${n}_${i}: report(report_id: "00000000-0000-4000-8000-000000000000") { ...D }`)} } ` +
+      `fragment D on Report { data { ${data} } }`;
+    return JSON.stringify({ query });
+  }).flatMap((body) => [body, body]);
+}
+
+/** N6 of issue 22: a lead body of 95 kB, sent with a wrong key. */
+const BIG_LEAD = JSON.stringify({ dealership: '00000000-0000-4000-8000-000000000000', name: 'x'.repeat(95_000) });
+
 interface Attack {
   name: string;
   attackers: number;
-  /** the attackers use another organization's API key; false: no key */
-  keyed: boolean;
+  /** the attackers use another organization's API key; false: no key; 'wrong': a key that does not exist */
+  keyed: boolean | 'wrong';
   body: string;
+  /** bodies sent in turn instead of `body` (made once, before the runs) */
+  bodies?: () => Promise<string[]>;
+  /** where the attackers send (default /graphql) */
+  path?: string;
+  /** connections per attacker (default 1) */
+  connections?: number;
   /** server variables of this scenario */
   env?: Record<string, string>;
   /** the attackers' budget is spent before the timing starts: every answer they get is a 429 */
@@ -73,7 +121,30 @@ const ATTACKS: Attack[] = [
     body: aliasDocument(20),
     spentFirst: true,
   },
+  { name: 'N1: 4 keyless clients, the 319 MB introspection document', attackers: 4, keyed: false, body: INTROSPECTION_BOMB },
+  {
+    name: 'N2: 4 clients of one other tenant, distinct compile-forcing documents, each sent twice',
+    attackers: 4,
+    keyed: true,
+    body: '',
+    bodies: () => compileBombs(2_000),
+    env: { RATE_LIMIT_PER_MINUTE: UNLIMITED },
+  },
+  {
+    name: 'N6: 40 addresses x 50 connections, wrong keys, 95 kB lead bodies',
+    attackers: 40,
+    connections: 50,
+    keyed: 'wrong',
+    body: BIG_LEAD,
+    path: '/public/reports/create-lead',
+  },
 ];
+
+/** The process's peak resident memory (VmHWM), in MB. */
+function peakRssMb(pid: number): number {
+  const line = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return line ? Number(line[1]) / 1024 : NaN;
+}
 
 /** A server to measure: this checkout's or another's, with its own variables. */
 interface Variant {
@@ -129,6 +200,8 @@ interface RunResult {
   /** share of one core */
   serverCpu: number;
   attackerClientCpu: number;
+  /** the server's peak resident memory since it started (VmHWM) */
+  peakRssMb: number;
 }
 
 const addStatuses = (into: Map<number, number>, statuses: Record<number, number>) => {
@@ -171,16 +244,20 @@ async function runOnce(
       connections: 1,
       overallRate: VICTIM_RATE,
     };
+    const bodies = attack.bodies ? await attack.bodies() : undefined;
     const attackerClients: ClientSpec[] = Array.from({ length: attack.attackers }, (_, i) => ({
-      url: `${app.url}/graphql`,
+      url: `${app.url}${attack.path ?? '/graphql'}`,
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         'x-forwarded-for': `203.0.113.${i + 1}`,
-        ...(attack.keyed ? { 'x-api-key': keys.attacker } : {}),
+        ...(attack.keyed === true ? { 'x-api-key': keys.attacker } : {}),
+        ...(attack.keyed === 'wrong' ? { 'x-api-key': `vr_live_${String(i).padStart(32, 'w')}` } : {}),
       },
       body: attack.body,
-      connections: 1,
+      // Each attacker its own share of the documents, all distinct.
+      ...(bodies ? { bodies: bodies.filter((_body, n) => Math.floor(n / 2) % attack.attackers === i) } : {}),
+      connections: attack.connections ?? 1,
     }));
     await warmUp(victimClient, attackerClients[0], attack.spentFirst ?? false);
     const cpuBefore = cpuMs(app.child.pid!);
@@ -205,6 +282,7 @@ async function runOnce(
       serverCpuPerRequest: cpu / Math.max(latencies.length + attackerAnswers, 1),
       serverCpu: cpu / (duration * 1000),
       attackerClientCpu: attackers.cpuMs / (duration * 1000),
+      peakRssMb: peakRssMb(app.child.pid!),
     };
   } finally {
     app.child.kill();
@@ -226,6 +304,7 @@ function summary(scenario: string, variant: Variant | undefined, runs: RunResult
     median(runs.map((r) => r.serverCpuPerRequest)).toFixed(2),
     `${(median(runs.map((r) => r.serverCpu)) * 100).toFixed(0)} %`,
     `${(median(runs.map((r) => r.attackerClientCpu)) * 100).toFixed(0)} %`,
+    Math.max(...runs.map((r) => r.peakRssMb)).toFixed(0),
   ];
 }
 
@@ -309,6 +388,7 @@ async function main(): Promise<void> {
     'server CPU ms/req',
     'server CPU',
     'attackers’ client CPU',
+    'server peak RSS MB (max of runs)',
   ];
   const extra = Object.entries(extraEnv).map(([k, v]) => `${k}=${v}`);
   console.log(

@@ -17,9 +17,12 @@ import { openDatabase } from '../src/platform/db/database';
 import { createMetrics } from '../src/platform/metrics/metrics';
 import { createApp } from '../src/app/create-app';
 import { createHttpServer } from '../src/platform/http/http-server';
+import { logger } from '../src/platform/logger';
+import { surviveUnhandledRejections } from '../src/platform/process-guard';
 
 async function main(): Promise<void> {
   const config = { ...loadConfig(process.env), seedDemoData: false };
+  surviveUnhandledRejections(logger);
   const metrics = createMetrics();
   const db = await openDatabase({
     url: process.env.DATABASE_URL!,

@@ -12,6 +12,8 @@ export interface ClientSpec {
   method?: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
+  /** bodies sent in turn by the client's connections (instead of `body`) */
+  bodies?: string[];
   connections: number;
   /** requests per second over all connections; absent: as fast as answers come */
   overallRate?: number;
@@ -31,7 +33,14 @@ export interface LoadResult {
 function run(spec: ClientSpec, duration: number): Promise<ClientResult> {
   const result: ClientResult = { latencies: [], statuses: {} };
   return new Promise((resolve, reject) => {
-    const instance = autocannon({ ...spec, duration }, (error) => (error ? reject(error) : resolve(result)));
+    const { bodies, ...options } = spec;
+    let next = 0;
+    const requests = bodies?.length
+      ? [{ setupRequest: (request: object) => ({ ...request, body: bodies[next++ % bodies.length] }) }]
+      : undefined;
+    const instance = autocannon({ ...options, duration, ...(requests ? { requests } : {}) }, (error) =>
+      error ? reject(error) : resolve(result),
+    );
     instance.on('response', (_client: unknown, status: number, _bytes: number, time: number) => {
       result.latencies.push(time);
       result.statuses[status] = (result.statuses[status] ?? 0) + 1;

@@ -9,6 +9,15 @@ import type { RequestContext } from '../../../features/context';
 import { answeredDatabaseFailure } from '../../../platform/db/failures';
 import { appErrorOf } from '../format-error';
 
+/** Apollo's codes for a request the client got wrong, whatever the error wraps (a validation rule's own error, say). */
+const CLIENT_REQUEST_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+]);
+
 export function logErrorsPlugin(): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
@@ -18,6 +27,7 @@ export function logErrorsPlugin(): ApolloServerPlugin<RequestContext> {
             if (appErrorOf(error)) continue;
             // Request errors (parse, validation, variables) carry a code from graphql-js or Apollo.
             if (error instanceof GraphQLError && error.extensions.code !== undefined && !error.originalError) continue;
+            if (CLIENT_REQUEST_CODES.has(String(error.extensions?.code))) continue;
             const cause = error.originalError ?? error;
             if (answeredDatabaseFailure(cause, contextValue.log)) continue;
             contextValue.log.error({ err: cause, path: error.path }, 'unexpected GraphQL error');

@@ -339,18 +339,20 @@ export async function startPatroniTopology(options: { parentDir?: string; log?: 
     spawnLogged('haproxy', BINARIES.haproxy, ['-db', '-f', haproxyConfig], false);
     const primaryUrl = `postgresql://postgres@127.0.0.1:${primaryPort}/${PATRONI_DATABASE}`;
     const replicasUrl = `postgresql://postgres@127.0.0.1:${replicasPort}/${PATRONI_DATABASE}`;
-    await until('HAProxy to reach the leader', 20_000, async () => {
-      const [row] = await query<{ recovery: boolean }>(
-        primaryUrl.replace(`/${PATRONI_DATABASE}`, '/postgres'),
-        'SELECT pg_is_in_recovery() AS recovery',
-      );
-      return row?.recovery === false;
-    });
-    await query(primaryUrl.replace(`/${PATRONI_DATABASE}`, '/postgres'), `CREATE DATABASE ${PATRONI_DATABASE}`);
-    await until('HAProxy to reach a replica', 20_000, async () => {
-      const [row] = await query<{ recovery: boolean }>(replicasUrl, 'SELECT pg_is_in_recovery() AS recovery');
-      return row?.recovery === true;
-    });
+    // HAProxy counts every server up until its first checks fail (2.6 has no init-state): until
+    // then the primary port may lead to a standby. Ready once several connections in a row (round
+    // robin over all three) land on the leader, and on standbys through the replicas port.
+    const postgresDb = primaryUrl.replace(`/${PATRONI_DATABASE}`, '/postgres');
+    const routedTo = async (url: string, recovery: boolean) => {
+      for (let i = 0; i < 2 * nodes.length; i += 1) {
+        const [row] = await query<{ recovery: boolean }>(url, 'SELECT pg_is_in_recovery() AS recovery');
+        if (row?.recovery !== recovery) return false;
+      }
+      return true;
+    };
+    await until('HAProxy to route its primary port to the leader only', 30_000, () => routedTo(postgresDb, false));
+    await query(postgresDb, `CREATE DATABASE ${PATRONI_DATABASE}`);
+    await until('HAProxy to route its replicas port to standbys only', 30_000, () => routedTo(replicasUrl, true));
 
     // PgBouncer in front of HAProxy's primary port.
     const bouncerDir = path.join(dir, 'pgbouncer');

@@ -35,7 +35,12 @@ export interface LoadTestOptions {
    * and fetch reads, and PgBouncer (transaction mode) in front of the primary; the fault at 2/3 is
    * then the standby stopped for `replicaOutage` seconds instead of a primary restart.
    */
-  topology: 'single' | 'replica';
+  topology: 'single' | 'replica' | 'patroni';
+  /**
+   * patroni: seconds after the traffic starts when the Patroni leader's postmaster gets `kill -9`
+   * (default: half the duration).
+   */
+  killLeaderAfter?: number;
   /** seconds the standby stays down in the replica topology */
   replicaOutage: number;
 }
@@ -59,7 +64,11 @@ const USAGE = `npm run loadtest -- [options]
   --balancer B             builtin (default) or haproxy: deploy/haproxy.cfg run by the local haproxy
   --topology T             single (default) or replica: primary + pg_basebackup standby (reads)
                            + PgBouncer in transaction mode (writes); at 2/3 the standby is stopped
-                           for --replica-outage S (default 10) instead of a primary restart`;
+                           for --replica-outage S (default 10) instead of a primary restart;
+                           or patroni: etcd + three PostgreSQL nodes under Patroni (synchronous
+                           mode), HAProxy (/primary, /replica), PgBouncer (deploy/patroni/)
+  --kill-leader-after S    patroni: kill -9 the leader's postmaster S seconds into the traffic
+                           (default: half of --duration); prints the write gap`;
 
 function positive(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -90,6 +99,7 @@ export function parseOptions(argv: string[]): LoadTestOptions {
       balancer: { type: 'string' },
       topology: { type: 'string' },
       'replica-outage': { type: 'string' },
+      'kill-leader-after': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -100,14 +110,21 @@ export function parseOptions(argv: string[]): LoadTestOptions {
   const balancer = values.balancer ?? 'builtin';
   if (balancer !== 'builtin' && balancer !== 'haproxy') throw new Error(`--balancer is builtin or haproxy, got "${balancer}"\n\n${USAGE}`);
   const topology = values.topology ?? 'single';
-  if (topology !== 'single' && topology !== 'replica') throw new Error(`--topology is single or replica, got "${topology}"\n\n${USAGE}`);
-  if (topology === 'replica' && values['database-url'])
-    throw new Error(`--topology replica starts its own servers: no --database-url\n\n${USAGE}`);
+  if (topology !== 'single' && topology !== 'replica' && topology !== 'patroni')
+    throw new Error(`--topology is single, replica or patroni, got "${topology}"\n\n${USAGE}`);
+  if (topology !== 'single' && values['database-url'])
+    throw new Error(`--topology ${topology} starts its own servers: no --database-url\n\n${USAGE}`);
+  if (topology !== 'patroni' && values['kill-leader-after']) throw new Error(`--kill-leader-after needs --topology patroni\n\n${USAGE}`);
+  const duration = positive('duration', values.duration, 60);
+  const killLeaderAfter = topology === 'patroni' ? positive('kill-leader-after', values['kill-leader-after'], duration / 2) : undefined;
+  if (killLeaderAfter !== undefined && killLeaderAfter >= duration)
+    throw new Error(`--kill-leader-after must be shorter than --duration (${duration} s)\n\n${USAGE}`);
   return {
     balancer,
     topology,
     replicaOutage: positive('replica-outage', values['replica-outage'], 10),
-    duration: positive('duration', values.duration, 60),
+    duration,
+    killLeaderAfter,
     connections: Math.round(positive('connections', values.connections, 16)),
     timeout: positive('timeout', values.timeout, 10),
     upstreamTimeout: positive('upstream-timeout', values['upstream-timeout'], 30),

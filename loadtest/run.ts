@@ -14,6 +14,12 @@
  *    instance then gets SIGTERM (once the first is back in rotation), as in a rolling deploy.
  * 4. loadtest/consistency.ts compares the answers with the database and the outbox file.
  *
+ * `--topology patroni`: the database is etcd + three PostgreSQL nodes under Patroni behind HAProxy
+ * and PgBouncer (loadtest/patroni-topology.ts, deploy/patroni/); instead of the PostgreSQL restart,
+ * the leader's postmaster gets `kill -9` at --kill-leader-after S, and the report adds the write
+ * gap, the lead creations' answers during it and the old leader's rejoining
+ * (loadtest/patroni-failover.ts).
+ *
  * Prints the tables and writes everything to loadtest/results/<timestamp>.json. Exits 1 when the
  * consistency check finds a problem (errors during the faults are measured, not failures).
  * Options: `npm run loadtest -- --help`.
@@ -30,6 +36,8 @@ import { startHaproxy } from './haproxy-balancer';
 import { startLoadBalancer } from './load-balancer';
 import { freePort, waitFor } from './net';
 import { parseOptions, type LoadTestOptions } from './options';
+import { formatFailover, killLeader, waitForRejoin, writeGap, type FailoverFigures } from './patroni-failover';
+import { startPatroniTopology, type PatroniTopology } from './patroni-topology';
 import { runRestartCommand, startPrivatePostgres } from './postgres-server';
 import { startReplicationCluster, type ReplicationCluster } from './replication-cluster';
 import {
@@ -120,7 +128,15 @@ async function main(): Promise<void> {
   let databaseUrl = options.databaseUrl;
   let restartPostgres: (() => Promise<void>) | undefined;
   let cluster: ReplicationCluster | undefined;
-  if (options.topology === 'replica') {
+  let patroni: PatroniTopology | undefined;
+  if (options.topology === 'patroni') {
+    log('starting etcd, three PostgreSQL 15 nodes under Patroni (synchronous mode), HAProxy and PgBouncer');
+    const started = await startPatroniTopology({ parentDir: tmp, log });
+    patroni = started;
+    onCleanup('Patroni topology', () => started.stop());
+    // Migrations, seeding and the consistency check: through HAProxy's primary port (the leader of the moment).
+    databaseUrl = started.primaryUrl;
+  } else if (options.topology === 'replica') {
     log('starting a PostgreSQL 15 primary, a pg_basebackup hot standby and PgBouncer (transaction mode)');
     cluster = await startReplicationCluster({ pgbouncer: true, parentDir: tmp });
     const started = cluster;
@@ -155,6 +171,15 @@ async function main(): Promise<void> {
       DATABASE_URL: cluster.pgbouncerUrl!,
       DATABASE_DIRECT_URL: cluster.primaryUrl,
       DATABASE_REPLICA_URLS: cluster.standbyUrl,
+      REPLICA_CHECK_INTERVAL_MS: '500',
+    });
+  }
+  if (patroni) {
+    // Writes through PgBouncer, migrations and LISTEN through HAProxy's primary port, reads from the standbys.
+    Object.assign(env, {
+      DATABASE_URL: patroni.pgbouncerUrl,
+      DATABASE_DIRECT_URL: patroni.primaryUrl,
+      DATABASE_REPLICA_URLS: patroni.replicasUrl,
       REPLICA_CHECK_INTERVAL_MS: '500',
     });
   }
@@ -267,6 +292,23 @@ async function main(): Promise<void> {
       ),
     );
   }
+  let failover: Omit<FailoverFigures, 'writeGapSeconds' | 'killToFirstWriteSeconds' | 'leadsDuringGap'> | undefined;
+  if (patroni && options.killLeaderAfter !== undefined) {
+    const topology = patroni;
+    timers.push(
+      setTimeout(() => {
+        faults.push(
+          // The election, then the old leader's return as a replica, timed as they happen.
+          killLeader(topology, timeline).then(
+            async (result) => {
+              failover = { ...result, ...(await waitForRejoin(topology, result.killed, timeline)) };
+            },
+            (error: Error) => timeline.mark(`kill of the Patroni leader failed: ${error.message}`),
+          ),
+        );
+      }, options.killLeaderAfter * 1000),
+    );
+  }
   onCleanup('fault timers', () => timers.forEach(clearTimeout));
   const result = await runTraffic(balancer.url, traffic, options);
   const endedAt = timeline.now();
@@ -294,6 +336,8 @@ async function main(): Promise<void> {
   });
 
   const summary = summarizeTraffic(traffic, endedAt, options.timeout);
+  const failoverFigures: FailoverFigures | undefined =
+    patroni && failover ? { ...failover, ...writeGap(traffic.leads, failover.killed.at) } : undefined;
   const replicaFigures: ReplicaFigures | undefined = cluster
     ? {
         statements: await statementPlacement(cluster),
@@ -319,6 +363,7 @@ async function main(): Promise<void> {
     instances: instanceFigures,
     postgresRestartSeconds: pgRestartSeconds,
     replicaTopology: replicaFigures,
+    patroniFailover: failoverFigures,
     consistency,
     perSecond: traffic.perSecond,
   };
@@ -349,6 +394,7 @@ async function main(): Promise<void> {
     formatConsistency(consistency),
     '',
     ...(replicaFigures ? [formatReplicaFigures(replicaFigures), ''] : []),
+    ...(failoverFigures ? [formatFailover(failoverFigures, consistency), ''] : []),
     `written to ${path.relative(process.cwd(), file)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -48,6 +48,9 @@ export interface LeadAttempt {
   channels: Channel[];
   /** the first answer; absent: no answer (timeout, connection lost, run ended) */
   status?: number;
+  /** seconds since the traffic started: when the request was sent and when it was answered */
+  sentAt?: number;
+  answeredAt?: number;
   outcome?: string;
   token?: string;
 }
@@ -223,6 +226,8 @@ export class Traffic {
     if (entry.lead) {
       entry.lead.status = status;
       entry.lead.outcome = outcome;
+      entry.lead.sentAt = entry.sentAt;
+      entry.lead.answeredAt = this.clock();
       if (status === 201) entry.lead.token = (JSON.parse(body) as { token: string }).token;
     }
     entry.outcome = outcome;

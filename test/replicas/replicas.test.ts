@@ -32,11 +32,11 @@ let dealershipId: string;
 let entityId: string;
 const apps: RunningApp[] = [];
 
-async function startApp(replicaMaxLagMs: number): Promise<RunningApp> {
+async function startApp(replicaMaxLagMs: number, primary?: { url: string }): Promise<RunningApp> {
   const db = await openDatabase({
-    url: cluster!.pgbouncerUrl,
-    directUrl: cluster!.primaryUrl,
-    replicaUrls: [cluster!.standbyUrl],
+    url: primary?.url ?? cluster!.pgbouncerUrl,
+    directUrl: primary?.url ?? cluster!.primaryUrl,
+    replicaUrls: primary ? [] : [cluster!.standbyUrl],
     replicaMaxLagMs,
     replicaCheckIntervalMs: 100,
     poolMax: 5,
@@ -316,5 +316,33 @@ describe('read replicas and PgBouncer (primary + pg_basebackup standby + PgBounc
     const back = app.db.readRouting();
     expect((await get(app, '/public/users/')).status).toBe(200);
     expect(app.db.readRouting().replica).toBeGreaterThan(back.replica);
+  });
+
+  it('a write that reaches a standby (a primary demoted under an open connection) is a 503 with Retry-After, and /readyz is not ready', async () => {
+    // What a connection opened before a failover meets: SQLSTATE 25006, read-only transaction.
+    const app = await startApp(5_000, { url: cluster!.standbyUrl });
+    for (const interfaceName of ['REST', 'GraphQL']) {
+      const response =
+        interfaceName === 'REST'
+          ? await fetch(`${app.url}/public/reports/create-lead`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+              body: JSON.stringify({ dealership: dealershipId, name: 'to a standby', email: 'lead@example.com' }),
+            })
+          : await fetch(`${app.url}/graphql`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+              body: JSON.stringify({
+                query: `mutation { createLead(dealership: "${dealershipId}", name: "to a standby", email: "lead@example.com") { token } }`,
+              }),
+            });
+      expect({ interfaceName, status: response.status }).toEqual({ interfaceName, status: 503 });
+      expect(response.headers.get('retry-after')).toBe('5');
+    }
+    const ready = await fetch(`${app.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ status: 'not ready', checks: { database: false } });
+    // Reads still work there.
+    expect((await get(app, '/public/users/')).status).toBe(200);
   });
 });

@@ -2,8 +2,8 @@
  * What the suite needs on the machine, found or provided before any test runs (jest globalSetup),
  * one line each: PostgreSQL (the server at TEST_DATABASE_URL when it answers, else a private
  * PostgreSQL 15 started from Debian's binaries in a temp folder), Redis (TEST_REDIS_URL when it
- * answers, else Debian's redis-server on a free port), Chromium and PgBouncer (installed with apt
- * when we are root). Nothing is ever skipped: what cannot be provided fails the run with the exact
+ * answers, else Debian's redis-server on a free port), Chromium, PgBouncer, Patroni, etcd and
+ * HAProxy (installed with apt when we are root). Nothing is ever skipped: what cannot be provided fails the run with the exact
  * command that would provide it. URLs reach the test workers through the environment.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -113,6 +113,10 @@ export async function provision(): Promise<Provisioned> {
 
   lines.push(debianBinary('Chromium', process.env.CHROMIUM_PATH || '/usr/bin/chromium', 'chromium'));
   lines.push(debianBinary('PgBouncer', '/usr/sbin/pgbouncer', 'pgbouncer'));
+  // The failover test (test/failover): etcd, Patroni and HAProxy in front of three PostgreSQL nodes.
+  lines.push(debianBinary('Patroni', '/usr/bin/patroni', 'patroni'));
+  lines.push(debianBinary('etcd', '/usr/bin/etcd', 'etcd-server'));
+  lines.push(debianBinary('HAProxy', '/usr/sbin/haproxy', 'haproxy'));
 
   return {
     lines,

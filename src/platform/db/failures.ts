@@ -45,14 +45,25 @@ const ADAPTER_UNAVAILABLE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionCl
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 /**
- * SQLSTATE: class 08 (connection exception), 57P01 admin shutdown, 57P02 crash shutdown,
- * 57P03 cannot connect now (starting up, in recovery), 53300 too many connections.
+ * PgBouncer reports its own trouble reaching the server as 08P01 too (measured during a Patroni
+ * failover: its server connection cut under a transaction, then no server to log in to while no
+ * node is the primary). These messages are PgBouncer's (src/client.c, src/server.c, src/janitor.c).
  */
-function sqlStateFailure(code: string): DatabaseFailure | undefined {
+const PGBOUNCER_UNAVAILABLE_MESSAGES =
+  /^(server conn crashed\?|server login has been failing|query_wait_timeout|pgbouncer cannot connect to server|no more connections allowed|server_connect_timeout|database .* (?:not available|removed)|pooler is shutting down|server shutting down|client_login_timeout)/i;
+
+/**
+ * SQLSTATE: class 08 (connection exception), 57P01 admin shutdown, 57P02 crash shutdown,
+ * 57P03 cannot connect now (starting up, in recovery), 53300 too many connections, and 25006
+ * read_only_sql_transaction: a write reached a node that is no longer the primary (demoted by
+ * Patroni, the connection opened before the switch); a new connection finds the new primary.
+ */
+function sqlStateFailure(code: string, message?: string): DatabaseFailure | undefined {
   // 08P01 (protocol violation) is the driver's own mistake, e.g. more bind parameters than the
-  // protocol counts: a bug to fix, not an outage to wait out.
-  if (code === '08P01') return undefined;
-  if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '53300'].includes(code)) return UNAVAILABLE;
+  // protocol counts: a bug to fix, not an outage to wait out; unless PgBouncer says it cannot
+  // reach the server.
+  if (code === '08P01') return message && PGBOUNCER_UNAVAILABLE_MESSAGES.test(message) ? UNAVAILABLE : undefined;
+  if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '53300', '25006'].includes(code)) return UNAVAILABLE;
   // 57014: query_canceled, which is what statement_timeout raises.
   if (code === '57014') return TIMEOUT;
   return undefined;
@@ -72,7 +83,11 @@ interface ErrorLike {
   message?: unknown;
   cause?: unknown;
   originalError?: unknown;
-  meta?: { driverAdapterError?: { cause?: { kind?: unknown; code?: unknown; originalCode?: unknown } } };
+  meta?: {
+    driverAdapterError?: {
+      cause?: { kind?: unknown; code?: unknown; originalCode?: unknown; message?: unknown; originalMessage?: unknown };
+    };
+  };
 }
 
 function classifyOne(error: ErrorLike): DatabaseFailure | undefined {
@@ -83,14 +98,15 @@ function classifyOne(error: ErrorLike): DatabaseFailure | undefined {
   if (adapterCause) {
     if (typeof adapterCause.kind === 'string' && ADAPTER_UNAVAILABLE_KINDS.has(adapterCause.kind)) return UNAVAILABLE;
     const sqlState = adapterCause.originalCode ?? adapterCause.code;
+    const message = adapterCause.originalMessage ?? adapterCause.message;
     if (typeof sqlState === 'string') {
-      const failure = sqlStateFailure(sqlState);
+      const failure = sqlStateFailure(sqlState, typeof message === 'string' ? message : undefined);
       if (failure) return failure;
     }
   }
   // A raw pg DatabaseError: a five-character SQLSTATE in `code`.
   if (code && /^[0-9A-Z]{5}$/.test(code)) {
-    const failure = sqlStateFailure(code);
+    const failure = sqlStateFailure(code, typeof error.message === 'string' ? error.message : undefined);
     if (failure) return failure;
   }
   if (code === 'P2028' && typeof error.message === 'string' && /Unable to start a transaction/i.test(error.message)) return UNAVAILABLE;

@@ -1,0 +1,426 @@
+/**
+ * The high-availability topology of docs/deploy.md on one machine: etcd, three PostgreSQL 15 nodes
+ * managed by Patroni (synchronous mode), HAProxy routing a primary port to the leader (Patroni's
+ * /primary) and a replicas port to the standbys (/replica), and PgBouncer (transaction mode) in
+ * front of HAProxy's primary port. The configuration files are deploy/patroni/*, filled in with
+ * loopback addresses and free ports; everything lives under one temporary folder.
+ *
+ * Used by test/failover/patroni.test.ts, `npm run loadtest -- --topology patroni` and
+ * `npm run patroni` (loadtest/patroni-cli.ts). `stop()` kills whatever was started (Patroni, the
+ * postmasters it left behind, PgBouncer, HAProxy, etcd) and removes the folder; a failed start
+ * does the same before rethrowing, so nothing outlives the caller.
+ *
+ * Needs Debian's patroni, etcd-server, haproxy and pgbouncer (and PostgreSQL 15). PostgreSQL and
+ * PgBouncer refuse to run as root: when we are root they (and Patroni) run as `postgres`.
+ */
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PROJECT_ROOT } from '../src/platform/project-root';
+import { freePort, sleep } from './net';
+import { query } from './replication-cluster';
+
+const run = promisify(execFile);
+export const PATRONI_DEPLOY_DIR = path.join(PROJECT_ROOT, 'deploy', 'patroni');
+const PG_BIN = process.env.PG_BIN || '/usr/lib/postgresql/15/bin';
+export const PATRONI_DATABASE = 'vehicle_report';
+/** What PgBouncer sets on every server connection it opens (the service cannot send it through PgBouncer). */
+export const PATRONI_STATEMENT_TIMEOUT_MS = 30_000;
+const NODE_NAMES = ['pg-1', 'pg-2', 'pg-3'] as const;
+
+/** The binaries the topology needs, where Debian puts them. */
+const BINARIES = {
+  patroni: process.env.PATRONI_BIN || '/usr/bin/patroni',
+  etcd: process.env.ETCD_BIN || '/usr/bin/etcd',
+  haproxy: process.env.HAPROXY_BIN || '/usr/sbin/haproxy',
+  pgbouncer: process.env.PGBOUNCER_BIN || '/usr/sbin/pgbouncer',
+  postgres: path.join(PG_BIN, 'postgres'),
+};
+
+/** What is missing to run the topology, as one message naming the Debian packages; undefined when nothing is. */
+export function missingPatroniPrerequisites(): string | undefined {
+  const packages: Record<keyof typeof BINARIES, string> = {
+    patroni: 'patroni',
+    etcd: 'etcd-server',
+    haproxy: 'haproxy',
+    pgbouncer: 'pgbouncer',
+    postgres: 'postgresql-15',
+  };
+  const missing = (Object.keys(BINARIES) as (keyof typeof BINARIES)[]).filter((name) => !existsSync(BINARIES[name]));
+  if (missing.length === 0) return undefined;
+  return (
+    `the Patroni topology needs ${missing.map((m) => BINARIES[m]).join(', ')}: ` +
+    `apt-get update && apt-get install -y ${missing.map((m) => packages[m]).join(' ')} (.ci/run installs them)`
+  );
+}
+
+export interface PatroniMember {
+  name: string;
+  role: 'leader' | 'sync_standby' | 'replica' | string;
+  state: string;
+  host: string;
+  port: number;
+  timeline?: number;
+  lag?: number | string;
+}
+
+export interface PatroniNode {
+  name: string;
+  pgPort: number;
+  restPort: number;
+  dataDir: string;
+  /** PostgreSQL itself on this node (assertions only). */
+  url: string;
+}
+
+export interface PatroniTopology {
+  dir: string;
+  nodes: PatroniNode[];
+  /** PgBouncer (transaction mode) -> HAProxy primary port, with `?pgbouncer=true`: the service's DATABASE_URL. */
+  pgbouncerUrl: string;
+  /** HAProxy's primary port: DATABASE_DIRECT_URL (migrations, LISTEN), and "read through the new primary". */
+  primaryUrl: string;
+  /** HAProxy's replicas port: DATABASE_REPLICA_URLS. */
+  replicasUrl: string;
+  etcdUrl: string;
+  /** The cluster as Patroni's REST API describes it (GET /cluster on the first node that answers). */
+  members(): Promise<PatroniMember[]>;
+  /** The current leader's name, or undefined while there is none. */
+  leader(): Promise<string | undefined>;
+  /** Waits until a leader runs and `replicas` standbys stream from it (all of them by default). */
+  waitUntilHealthy(options?: { timeoutMs?: number; replicas?: number }): Promise<{ leader: string }>;
+  /** `kill -9` of the leader's postmaster (the PID in its postmaster.pid); returns the node's name. */
+  killLeaderPostmaster(): Promise<{ name: string; pid: number }>;
+  stop(): Promise<void>;
+}
+
+const isRoot = () => process.getuid?.() === 0;
+
+/** `${NAME}` placeholders filled in; one left unfilled is a mistake in this file or the template. */
+export function fillTemplate(template: string, values: Record<string, string | number>, file: string): string {
+  return template.replace(/\$\{([A-Z_]+)\}/g, (_match, name: string) => {
+    if (!(name in values)) throw new Error(`${file}: no value for \${${name}}`);
+    return String(values[name]);
+  });
+}
+
+function template(name: string, values: Record<string, string | number>): string {
+  return fillTemplate(readFileSync(path.join(PATRONI_DEPLOY_DIR, name), 'utf8'), values, `deploy/patroni/${name}`);
+}
+
+function postgresIds(): { uid: number; gid: number } | undefined {
+  if (!isRoot()) return undefined;
+  return {
+    uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
+    gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
+  };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (alive(pid)) {
+    if (Date.now() > deadline) return false;
+    await sleep(100);
+  }
+  return true;
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`. */
+async function terminate(pid: number | undefined, graceMs: number): Promise<void> {
+  if (!pid || !alive(pid)) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  if (await waitForExit(pid, graceMs)) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone meanwhile
+  }
+  await waitForExit(pid, 2_000);
+}
+
+function postmasterPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function restGet<T>(port: number, route: string): Promise<{ status: number; body: T }> {
+  const response = await fetch(`http://127.0.0.1:${port}${route}`, { signal: AbortSignal.timeout(2_000) });
+  return { status: response.status, body: (await response.json().catch(() => undefined)) as T };
+}
+
+export async function startPatroniTopology(options: { parentDir?: string; log?: (line: string) => void } = {}): Promise<PatroniTopology> {
+  const missing = missingPatroniPrerequisites();
+  if (missing) throw new Error(missing);
+  const log = options.log ?? (() => undefined);
+  const dir = mkdtempSync(path.join(options.parentDir ?? os.tmpdir(), 'vr-patroni-'));
+  chmodSync(dir, 0o711);
+  const ids = postgresIds();
+  const children: { name: string; child: ChildProcess }[] = [];
+  const nodes: PatroniNode[] = [];
+  let stopping: Promise<void> | undefined;
+
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Clients first, then the nodes (Patroni stops its PostgreSQL on SIGTERM), etcd last.
+      for (const name of ['pgbouncer', 'haproxy']) {
+        for (const c of children.filter((c) => c.name === name)) await terminate(c.child.pid, 3_000);
+      }
+      await Promise.all(children.filter((c) => c.name.startsWith('patroni')).map((c) => terminate(c.child.pid, 15_000)));
+      // A postmaster whose Patroni died first (or a node killed mid-start) is killed outright.
+      for (const node of nodes) {
+        const pid = postmasterPid(node.dataDir);
+        if (pid && alive(pid)) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // gone meanwhile
+          }
+          await waitForExit(pid, 5_000);
+        }
+      }
+      for (const c of children.filter((c) => c.name === 'etcd')) await terminate(c.child.pid, 3_000);
+      rmSync(dir, { recursive: true, force: true });
+    })());
+
+  const spawnLogged = (name: string, file: string, args: string[], asPostgres: boolean) => {
+    const logFd = openSync(path.join(dir, `${name}.log`), 'a');
+    const child = spawn(file, args, {
+      cwd: dir,
+      stdio: ['ignore', logFd, logFd],
+      env: { ...process.env, HOME: dir, PGPASSFILE: path.join(dir, `${name}.pgpass`) },
+      ...(asPostgres && ids ? { uid: ids.uid, gid: ids.gid } : {}),
+    });
+    closeSync(logFd);
+    child.on('error', () => undefined);
+    children.push({ name, child });
+    return child;
+  };
+
+  try {
+    const [etcdClient, etcdPeer, primaryPort, replicasPort, bouncerPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    const etcdUrl = `http://127.0.0.1:${etcdClient}`;
+    spawnLogged(
+      'etcd',
+      BINARIES.etcd,
+      [
+        '--name=vr-etcd',
+        `--data-dir=${path.join(dir, 'etcd')}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
+        `--initial-cluster=vr-etcd=http://127.0.0.1:${etcdPeer}`,
+        '--initial-cluster-state=new',
+      ],
+      false,
+    );
+    await until('etcd to answer', 20_000, async () => (await fetch(`${etcdUrl}/health`)).ok);
+    log(`  etcd ${etcdUrl}`);
+
+    const password = `vr-${process.pid}-${Date.now().toString(36)}`;
+    for (const name of NODE_NAMES) {
+      const [pgPort, restPort] = [await freePort(), await freePort()];
+      const nodeDir = path.join(dir, name);
+      const node: PatroniNode = {
+        name,
+        pgPort,
+        restPort,
+        dataDir: path.join(nodeDir, 'data'),
+        url: `postgresql://postgres@127.0.0.1:${pgPort}/${PATRONI_DATABASE}`,
+      };
+      mkdirSync(nodeDir, { mode: 0o700 });
+      const config = path.join(nodeDir, 'patroni.yml');
+      writeFileSync(
+        config,
+        template('patroni.yml', {
+          NAME: name,
+          REST_ADDRESS: `127.0.0.1:${restPort}`,
+          ETCD_HOSTS: `127.0.0.1:${etcdClient}`,
+          PG_ADDRESS: `127.0.0.1:${pgPort}`,
+          DATA_DIR: node.dataDir,
+          PG_BIN,
+          PGPASS: path.join(nodeDir, 'pgpass'),
+          SUPERUSER_PASSWORD: password,
+          REPLICATION_PASSWORD: password,
+          CLIENT_NETWORK: '127.0.0.1/32',
+          // One machine, loopback only: no passwords between the nodes and for the service.
+          AUTH_METHOD: 'trust',
+          SOCKET_DIR: nodeDir,
+        }),
+      );
+      if (ids) await run('chown', ['-R', 'postgres:postgres', nodeDir]);
+      nodes.push(node);
+    }
+    // The first node bootstraps (initdb) while the others wait for it to hold the leader key.
+    for (const node of nodes) {
+      spawnLogged(`patroni-${node.name}`, BINARIES.patroni, [path.join(dir, node.name, 'patroni.yml')], true);
+    }
+
+    const members = async (): Promise<PatroniMember[]> => {
+      for (const node of nodes) {
+        try {
+          const { status, body } = await restGet<{ members?: PatroniMember[] }>(node.restPort, '/cluster');
+          if (status === 200 && body?.members) return body.members;
+        } catch {
+          // try the next node
+        }
+      }
+      return [];
+    };
+    const leader = async () => (await members()).find((m) => m.role === 'leader' && m.state === 'running')?.name;
+    const waitUntilHealthy = async ({ timeoutMs = 120_000, replicas = nodes.length - 1 } = {}) => {
+      let found: string | undefined;
+      let last: PatroniMember[] = [];
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        last = await members();
+        const head = last.find((m) => m.role === 'leader' && m.state === 'running');
+        const streaming = last.filter((m) => m.role !== 'leader' && (m.state === 'streaming' || m.state === 'running'));
+        if (head && streaming.length >= replicas) {
+          // A standby counts once PostgreSQL on the leader sees it streaming.
+          const head_ = nodes.find((n) => n.name === head.name)!;
+          const rows = await query<{ n: number }>(
+            `postgresql://postgres@127.0.0.1:${head_.pgPort}/postgres`,
+            "SELECT count(*)::int AS n FROM pg_stat_replication WHERE state = 'streaming'",
+          ).catch(() => [{ n: 0 }]);
+          if (rows[0]!.n >= replicas) {
+            found = head.name;
+            break;
+          }
+        }
+        if (Date.now() > deadline) {
+          throw new Error(`Patroni cluster not healthy within ${timeoutMs / 1000} s: ${JSON.stringify(last)} (logs in ${dir})`);
+        }
+        await sleep(250);
+      }
+      return { leader: found };
+    };
+    await waitUntilHealthy({ timeoutMs: 180_000 });
+    log(`  Patroni: ${(await members()).map((m) => `${m.name} ${m.role} (${m.state}, :${m.port})`).join(', ')}`);
+
+    // HAProxy: the primary and replicas ports, by Patroni's health endpoints.
+    const servers = (check: string) =>
+      nodes.map((n) => `    server ${n.name} 127.0.0.1:${n.pgPort} check port ${n.restPort}${check}`).join('\n');
+    const haproxyConfig = path.join(dir, 'haproxy.cfg');
+    writeFileSync(
+      haproxyConfig,
+      template('haproxy.cfg', {
+        PRIMARY_BIND: `127.0.0.1:${primaryPort}`,
+        REPLICAS_BIND: `127.0.0.1:${replicasPort}`,
+        PRIMARY_SERVERS: servers(''),
+        REPLICA_SERVERS: servers(''),
+      }),
+    );
+    spawnLogged('haproxy', BINARIES.haproxy, ['-db', '-f', haproxyConfig], false);
+    const primaryUrl = `postgresql://postgres@127.0.0.1:${primaryPort}/${PATRONI_DATABASE}`;
+    const replicasUrl = `postgresql://postgres@127.0.0.1:${replicasPort}/${PATRONI_DATABASE}`;
+    // HAProxy counts every server up until its first checks fail (2.6 has no init-state): until
+    // then the primary port may lead to a standby. Ready once several connections in a row (round
+    // robin over all three) land on the leader, and on standbys through the replicas port.
+    const postgresDb = primaryUrl.replace(`/${PATRONI_DATABASE}`, '/postgres');
+    const routedTo = async (url: string, recovery: boolean) => {
+      for (let i = 0; i < 2 * nodes.length; i += 1) {
+        const [row] = await query<{ recovery: boolean }>(url, 'SELECT pg_is_in_recovery() AS recovery');
+        if (row?.recovery !== recovery) return false;
+      }
+      return true;
+    };
+    await until('HAProxy to route its primary port to the leader only', 30_000, () => routedTo(postgresDb, false));
+    await query(postgresDb, `CREATE DATABASE ${PATRONI_DATABASE}`);
+    await until('HAProxy to route its replicas port to standbys only', 30_000, () => routedTo(replicasUrl, true));
+
+    // PgBouncer in front of HAProxy's primary port.
+    const bouncerDir = path.join(dir, 'pgbouncer');
+    mkdirSync(bouncerDir);
+    writeFileSync(path.join(bouncerDir, 'userlist.txt'), '"postgres" ""\n');
+    const bouncerIni = path.join(bouncerDir, 'pgbouncer.ini');
+    writeFileSync(
+      bouncerIni,
+      template('pgbouncer.ini', {
+        DATABASE: PATRONI_DATABASE,
+        PRIMARY_HOST: '127.0.0.1',
+        PRIMARY_PORT: primaryPort,
+        STATEMENT_TIMEOUT_MS: PATRONI_STATEMENT_TIMEOUT_MS,
+        LISTEN_ADDR: '127.0.0.1',
+        LISTEN_PORT: bouncerPort,
+        SOCKET_DIR: bouncerDir,
+        AUTH_TYPE: 'trust',
+        AUTH_FILE: path.join(bouncerDir, 'userlist.txt'),
+        LOG_FILE: path.join(bouncerDir, 'pgbouncer.log'),
+        PID_FILE: path.join(bouncerDir, 'pgbouncer.pid'),
+      }),
+    );
+    if (ids) await run('chown', ['-R', 'postgres:postgres', bouncerDir]);
+    // In the foreground (no -d): the PID we hold is PgBouncer's own.
+    spawnLogged('pgbouncer', BINARIES.pgbouncer, [bouncerIni], true);
+    const bouncerPlain = `postgresql://postgres@127.0.0.1:${bouncerPort}/${PATRONI_DATABASE}`;
+    await until('PgBouncer to reach the primary', 20_000, async () => (await query(bouncerPlain, 'SELECT 1')).length === 1);
+    log(`  HAProxy primary :${primaryPort}, replicas :${replicasPort}; PgBouncer :${bouncerPort}`);
+
+    return {
+      dir,
+      nodes,
+      pgbouncerUrl: `${bouncerPlain}?pgbouncer=true`,
+      primaryUrl,
+      replicasUrl,
+      etcdUrl,
+      members,
+      leader,
+      waitUntilHealthy,
+      async killLeaderPostmaster() {
+        const name = await leader();
+        const node = nodes.find((n) => n.name === name);
+        if (!node) throw new Error('no leader to kill');
+        const pid = postmasterPid(node.dataDir);
+        if (!pid) throw new Error(`no postmaster.pid in ${node.dataDir}`);
+        process.kill(pid, 'SIGKILL');
+        return { name: node.name, pid };
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`);
+    }
+    await sleep(250);
+  }
+}

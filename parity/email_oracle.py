@@ -3,7 +3,7 @@ edge classes plus seeded mutations), asks the real `pydantic.TypeAdapter(EmailSt
 email-validator 2.3) about each, and writes the answers to test/parity/email-answers.json, which
 test/email/email-str.test.ts replays against the TypeScript port without Python.
 
-    /tmp/fastapi-venv/bin/python parity/email_oracle.py     (or: npm run parity:email)
+    PARITY_PYTHON=<a venv with FastAPI>/bin/python npm run parity:email
 
 The corpus is deterministic (fixed seed), so a regenerated fixture changes only if Pydantic or
 email-validator answer differently.

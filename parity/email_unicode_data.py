@@ -6,7 +6,7 @@ Why not Node's own tables: Python 3.11's `unicodedata` is Unicode 14.0 while the
 carries its own newer tables (UTS #46 / IDNA 2008 data), and Node 20's ICU is yet another version;
 a character assigned in between would be "unassigned" (unsafe) for FastAPI but a letter for Node.
 
-    /tmp/fastapi-venv/bin/python parity/email_unicode_data.py   (part of `npm run parity:email`)
+    <a venv with FastAPI>/bin/python parity/email_unicode_data.py   (part of `npm run parity:email`)
 """
 import json
 import os

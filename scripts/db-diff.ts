@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { diffSchemas } from '../src/platform/db/migrations/prisma-diff';
+import { diffSchemas } from './prisma-diff';
 import { MIGRATIONS_DIR } from '../src/platform/db/migrations/apply';
 
 const SNAPSHOT = 'schema.prisma';

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../src/admin/cli';
-import { authenticateApiKey } from '../../src/features/auth/api-keys';
+import { principalOfKey } from '../support/api-keys';
 import { buildDemoDataset } from '../../src/seed/dataset';
 import { createMigratedDatabase, DATABASE_KINDS } from '../support/databases';
 
@@ -52,7 +52,7 @@ describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
     expect(user.output.dealership_id).toBe(dealership.output.id);
     const key = await cli('key:create', '--org', org.output.id, '--name', 'crm');
     expect(key.output.key).toMatch(/^vr_live_/);
-    expect(await authenticateApiKey(env.db.prisma, key.output.key)).toMatchObject({ organizationId: org.output.id });
+    expect(await principalOfKey(env.db.prisma, key.output.key)).toMatchObject({ organizationId: org.output.id });
 
     const listed = await cli('key:list', '--org', org.output.id);
     expect(listed.output.keys).toHaveLength(1);
@@ -60,7 +60,7 @@ describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
 
     const revoked = await cli('key:revoke', '--id', key.output.id);
     expect(revoked.output.revoked).toBe(true);
-    expect(await authenticateApiKey(env.db.prisma, key.output.key)).toBeNull();
+    expect(await principalOfKey(env.db.prisma, key.output.key)).toBeNull();
 
     const quota = await cli('entity:set-quota', '--id', entity.output.id, '--quota', '9', '--reset');
     expect(quota.output).toMatchObject({ remote_quota: 9, remote_quota_used: 0 });
@@ -178,16 +178,16 @@ describe.each(DATABASE_KINDS)('admin CLI on %s', (kind) => {
     } finally {
       process.env.NODE_ENV = previous;
     }
-    expect(await authenticateApiKey(env.db.prisma, oldKey)).not.toBeNull();
+    expect(await principalOfKey(env.db.prisma, oldKey)).not.toBeNull();
 
     const reset = await cli('demo:reset', '--yes', '--reports', '30');
     expect(reset.code).toBe(0);
     expect(reset.output.reports).toBe(30);
     expect(reset.output.keys).toHaveLength(2);
-    expect(await authenticateApiKey(env.db.prisma, oldKey)).toBeNull();
+    expect(await principalOfKey(env.db.prisma, oldKey)).toBeNull();
     expect(await env.db.prisma.organization.count({ where: { name: 'Wiped Out' } })).toBe(0);
     for (const { key, organization_id } of reset.output.keys as { key: string; organization_id: string }[]) {
-      expect(await authenticateApiKey(env.db.prisma, key)).toMatchObject({ organizationId: organization_id });
+      expect(await principalOfKey(env.db.prisma, key)).toMatchObject({ organizationId: organization_id });
     }
     expect(await env.db.prisma.report.count()).toBe(30);
   });

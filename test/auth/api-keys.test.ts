@@ -1,4 +1,6 @@
-import { authenticateApiKey, digestOf, generateApiKey, issueApiKey, revokeApiKey } from '../../src/features/auth/api-keys';
+import { digestOf, generateApiKey, issueApiKey, revokeApiKey } from '../../src/features/auth/api-keys';
+import { ApiKeyAuthenticator } from '../../src/features/auth/api-key-cache';
+import { principalOfKey } from '../support/api-keys';
 import { waitFor } from '../support/wait';
 import { createMigratedDatabase, DATABASE_KINDS } from '../support/databases';
 
@@ -31,19 +33,20 @@ describe('API keys', () => {
     it('authenticates active keys, several per organization, and refuses revoked, unknown and malformed ones', async () => {
       const first = await issueApiKey(env.db.prisma, organizationId, 'one');
       const second = await issueApiKey(env.db.prisma, organizationId, 'two');
-      expect(await authenticateApiKey(env.db.prisma, first.key)).toEqual({ keyId: first.id, organizationId });
-      expect(await authenticateApiKey(env.db.prisma, second.key)).toEqual({ keyId: second.id, organizationId });
+      expect(await principalOfKey(env.db.prisma, first.key)).toEqual({ keyId: first.id, organizationId });
+      expect(await principalOfKey(env.db.prisma, second.key)).toEqual({ keyId: second.id, organizationId });
       expect(await revokeApiKey(env.db.prisma, first.id)).toBe(true);
-      expect(await authenticateApiKey(env.db.prisma, first.key)).toBeNull();
-      expect(await authenticateApiKey(env.db.prisma, second.key)).not.toBeNull();
-      expect(await authenticateApiKey(env.db.prisma, generateApiKey('live'))).toBeNull();
-      expect(await authenticateApiKey(env.db.prisma, 'not a key')).toBeNull();
-      expect(await authenticateApiKey(env.db.prisma, `${second.key}x`)).toBeNull();
+      expect(await principalOfKey(env.db.prisma, first.key)).toBeNull();
+      expect(await principalOfKey(env.db.prisma, second.key)).not.toBeNull();
+      expect(await principalOfKey(env.db.prisma, generateApiKey('live'))).toBeNull();
+      expect(await principalOfKey(env.db.prisma, 'not a key')).toBeNull();
+      expect(await principalOfKey(env.db.prisma, `${second.key}x`)).toBeNull();
     });
 
     it('records last use', async () => {
       const issued = await issueApiKey(env.db.prisma, organizationId, 'used');
-      await authenticateApiKey(env.db.prisma, issued.key);
+      // The service's own path: the authenticator every request goes through.
+      expect(await new ApiKeyAuthenticator(env.db.prisma, env.db).authenticate(issued.key)).toEqual({ keyId: issued.id, organizationId });
       const lastUsed = await waitFor(async () => (await env.db.prisma.apiKey.findUniqueOrThrow({ where: { id: issued.id } })).last_used_at);
       expect(Date.now() - lastUsed!.getTime()).toBeLessThan(60_000);
     });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SqlSession } from '../../src/platform/db/sql-session';
 import { applyMigrations, checksumOf, pendingMigrations, readMigrations, MIGRATIONS_DIR } from '../../src/platform/db/migrations/apply';
-import { diffSchemas } from '../../src/platform/db/migrations/prisma-diff';
+import { diffSchemas } from '../../scripts/prisma-diff';
 import { createScratchDatabase, DATABASE_KINDS } from '../support/databases';
 
 /** Everything a migration defines that the application relies on, in a comparable form. */

@@ -1,6 +1,6 @@
 /**
  * The GraphQL operation each REST route runs: all the field's arguments as variables, and the
- * spec's response shape as the selection (see graphql/rest-shape.ts). Built once from the schema.
+ * spec's response shape as the selection (shared/schema/rest-visibility.ts). Built once from the schema.
  */
 import { getNamedType, isObjectType, parse, type DocumentNode, type GraphQLField, type GraphQLSchema } from 'graphql';
 import { restSelectionOf } from '../../shared/schema/rest-visibility';

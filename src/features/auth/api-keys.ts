@@ -82,11 +82,3 @@ export function touchApiKey(prisma: PrismaClient, keyId: string, lastUsedAt: Dat
   return true;
 }
 
-/** Resolves a presented key to its organization, or null when unknown, malformed or revoked (one lookup, no cache). */
-export async function authenticateApiKey(prisma: PrismaClient, presented: string): Promise<ApiKeyPrincipal | null> {
-  const digest = digestOfPresented(presented);
-  const found = digest === null ? null : await findApiKey(prisma, digest);
-  if (!found) return null;
-  touchApiKey(prisma, found.principal.keyId, found.lastUsedAt);
-  return found.principal;
-}

@@ -7,8 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../project-root';
-import { applyDerivedColumns } from './derived-columns';
+import { PROJECT_ROOT } from '../src/platform/project-root';
+import { applyDerivedColumns } from '../src/platform/db/migrations/derived-columns';
 
 const PRISMA6_CONFIG = `
 import { defineConfig } from 'prisma6/config';

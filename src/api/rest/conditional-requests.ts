@@ -22,6 +22,11 @@ const VERSIONED_ROUTES: Readonly<Record<string, { id: string; read: VersionReade
   'Query.user': { id: 'user_id', read: (c, org, v) => userVersion(c.reads, org, String(v.user_id).toLowerCase()) },
 };
 
+/** Whether the route answers ETag / If-None-Match (the OpenAPI document says so). */
+export function hasConditionalRequests(field: string): boolean {
+  return field in VERSIONED_ROUTES;
+}
+
 export interface EntityTagger {
   /** The strong ETag of this request's answer, or null when the row does not exist (the route answers 404). */
   etagOf(context: RequestContext, organizationId: string, variables: Record<string, unknown>): Promise<string | null>;

@@ -159,6 +159,22 @@ describe.each(DATABASE_KINDS)('cursors and conditional requests on %s', (kind) =
   });
 
   it('cursor pages equal one big page for every order, NULLs included (reports, users, dealerships)', async () => {
+    // NULLs in every nullable sort column, and ties among them: a cursor must step over both
+    const reports = [...(await existingTokens())].slice(0, 24);
+    for (const [i, token] of reports.entries()) {
+      const path = ['{vehicle,vin}', '{vehicle,license}', '{vehicle,specifications}'][i % 3]!;
+      await write(`UPDATE reports SET data = data #- $2::text[] WHERE token = $1::uuid`, [token, path]);
+      if (i % 4 === 0) await write(`UPDATE reports SET dealership_id = NULL WHERE token = $1::uuid`, [token]);
+    }
+    const users = server.dataset.users.filter((u) => u.organization_id === organizationId).slice(0, 6);
+    for (const [i, user] of users.entries()) {
+      await write(`UPDATE users SET ${i % 2 ? 'email' : 'last_activity'} = NULL WHERE id = $1::uuid`, [user.id]);
+    }
+    const [nulls] = await server.db.prisma.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM reports WHERE organization_id = $1::uuid AND valid AND (vin IS NULL OR brand IS NULL OR dealership_id IS NULL)`,
+      organizationId,
+    );
+    expect(nulls!.n).toBeGreaterThan(8);
     const lists: [string, string[]][] = [
       [
         '/public/reports/',

@@ -251,6 +251,18 @@ describe.each(DATABASE_KINDS)('cursors and conditional requests on %s', (kind) =
     }
     expect(new Set(seen).size).toBe(total);
     expect(seen.length).toBe(total);
+
+    // one cursor, either interface: REST's next_cursor continues the same list over GraphQL
+    const rest = await get('/public/reports/?limit=3&order_by=-vin&type=remote');
+    const restNext = await get(`/public/reports/?limit=3&order_by=-vin&type=remote&cursor=${encodeURIComponent(rest.body!.next_cursor!)}`);
+    const overGraphql = await graphql<{ reports: { items: { token: string }[] } }>(
+      server,
+      'query($c: String) { reports(limit: 3, order_by: "-vin", type: remote, cursor: $c) { items { token } } }',
+      { c: rest.body!.next_cursor },
+      key,
+    );
+    expect(overGraphql.body.errors).toBeUndefined();
+    expect(overGraphql.body.data!.reports.items.map((r) => r.token)).toEqual(restNext.body!.items.map((r) => r.token));
   });
 
   it('fetch-one: a strong ETag read before the document, 304 on If-None-Match without loading it, a new ETag after an update', async () => {

@@ -185,7 +185,8 @@ async function main(): Promise<void> {
     }
 
     const rows: Row[] = [];
-    for (const scenario of scenarios.list(apiKey).filter((s) => !options.only || options.only.test(s.name))) {
+    const prepared = await scenarios.prepare(app.url, apiKey);
+    for (const scenario of scenarios.list(apiKey, prepared).filter((s) => !options.only || options.only.test(s.name))) {
       log(`${scenario.name} …`);
       // One scenario that cannot be answered (a 30 s statement timeout at 1M reports on busy cores)
       // must not cost the figures of all the others.

@@ -18,6 +18,11 @@ export interface Scenario {
 /** The GraphQL page, the same selection as PostGraphile's in `--peers` (bench/peers/scenarios.ts). */
 export const GRAPHQL_PAGE = `{ reports(limit: 100) { total items { token created_at dealership { name } profile { name email } } } }`;
 
+export interface Prepared {
+  deepCursor: string;
+  etag: string;
+}
+
 export async function buildScenarios(prisma: PrismaClient, loadedReports: number) {
   const [biggest] = await prisma.$queryRaw<{ organization_id: string; n: number }[]>`
     SELECT organization_id, count(*)::int AS n FROM reports GROUP BY organization_id ORDER BY n DESC LIMIT 1`;
@@ -39,8 +44,21 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
   const from = new Date(to.getTime() - 30 * 86_400_000);
   const lastName = sample!.client_name.split(' ').pop()!;
   const deepOffset = Math.min(50_000, Math.floor(organizationReports / 2));
+  // Issue 26: a sync client deep in the organization's reports, by cursor and by offset.
+  const ninetyPercent = Math.floor(organizationReports * 0.9);
 
-  const list = (apiKey: string): Scenario[] => {
+  /** What the scenarios need from the running app: the cursor at 90 % and the sample report's ETag. */
+  const prepare = async (appUrl: string, apiKey: string): Promise<Prepared> => {
+    const headers = { 'x-api-key': apiKey };
+    // The cursor after row 90 % - 1: made once by an offset page (its cost is not measured).
+    const page = await fetch(`${appUrl}/public/reports/?limit=1&offset=${ninetyPercent - 1}`, { headers });
+    const { next_cursor: deepCursor } = (await page.json()) as { next_cursor: string };
+    const one = await fetch(`${appUrl}/public/reports/${sample!.token}`, { headers });
+    await one.text();
+    return { deepCursor, etag: one.headers.get('etag')! };
+  };
+
+  const list = (apiKey: string, prepared?: Prepared): Scenario[] => {
     const headers = { 'x-api-key': apiKey };
     const get = (name: string, pathAndQuery: string): Scenario => {
       const scenario: Scenario = { name, method: 'GET', path: pathAndQuery, headers, expectStatus: 200 };
@@ -65,6 +83,20 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
       get('list: search (2 terms)', q({ search: `${lastName.toLowerCase()} ${sample!.brand.toLowerCase()}` })),
       get(`list: deep offset ${deepOffset}`, q({ offset: String(deepOffset) })),
       get('fetch one', `/public/reports/${sample!.token}`),
+      ...(prepared
+        ? [
+            // The app only: the baseline has neither cursors nor ETags.
+            { ...get(`list: cursor at 90% (${ninetyPercent})`, q({ cursor: prepared.deepCursor })), baseline: undefined },
+            { ...get(`list: offset at 90% (${ninetyPercent})`, q({ offset: String(ninetyPercent) })), baseline: undefined },
+            {
+              name: 'fetch one: 304 (If-None-Match)',
+              method: 'GET' as const,
+              path: `/public/reports/${sample!.token}`,
+              headers: { ...headers, 'if-none-match': prepared.etag },
+              expectStatus: 304,
+            },
+          ]
+        : []),
       {
         name: 'GraphQL page 100 + relations',
         method: 'POST',
@@ -99,5 +131,5 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
       },
     ];
   };
-  return { organizationId, organizationReports, loadedReports, sampleToken: sample!.token, list };
+  return { organizationId, organizationReports, loadedReports, sampleToken: sample!.token, list, prepare };
 }

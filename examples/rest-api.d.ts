@@ -143,6 +143,8 @@ export interface components {
              * @description matches for the filters, ignoring limit and offset
              */
             total?: number | null;
+            /** @description the `cursor` of the next page, null at the end (and on nested lists, which take no cursor) */
+            next_cursor?: string | null;
         };
         /**
          * ReportCompact
@@ -556,6 +558,8 @@ export interface components {
              * @description matches for the filters, ignoring limit and offset
              */
             total: number;
+            /** @description the `cursor` of the next page, null at the end (and on nested lists, which take no cursor) */
+            next_cursor?: string | null;
         };
         /** User */
         User: {
@@ -594,6 +598,8 @@ export interface components {
              * @description matches for the filters, ignoring limit and offset
              */
             total?: number | null;
+            /** @description the `cursor` of the next page, null at the end (and on nested lists, which take no cursor) */
+            next_cursor?: string | null;
         };
         /** Dealership */
         Dealership: {
@@ -652,6 +658,8 @@ export interface operations {
     reports: {
         parameters: {
             query?: {
+                /** @description opaque position returned by the previous page (`next_cursor`, `pageInfo.endCursor`): the page after it, with the same order_by and filters. Not combined with a non-zero offset. */
+                cursor?: string | null;
                 /** @description page size, 0 to 1000 */
                 limit?: number | null;
                 /** @description items to skip, 0 to 2147483647 */
@@ -710,6 +718,10 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description `private, no-cache`: tenant data, never kept by a shared cache */
+                    "Cache-Control"?: string;
+                    /** @description the next page, `<...&cursor=...>; rel="next"` (RFC 8288); absent on the last page */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -988,7 +1000,10 @@ export interface operations {
     report: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of a copy the client holds: `304 Not Modified` (no body) when one is current */
+                "If-None-Match"?: string;
+            };
             path: {
                 report_id: string;
             };
@@ -999,11 +1014,26 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description `private, no-cache`: tenant data, never kept by a shared cache */
+                    "Cache-Control"?: string;
+                    /** @description strong entity tag of this answer, derived from the row version; send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Report"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description `private, no-cache`: tenant data, never kept by a shared cache */
+                    "Cache-Control"?: string;
+                    /** @description strong entity tag of this answer, derived from the row version; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A body that cannot be read: bytes that do not decode, or JSON nested too deep (`There was an error parsing the body`) */
             400: {
@@ -1108,6 +1138,8 @@ export interface operations {
     users: {
         parameters: {
             query?: {
+                /** @description opaque position returned by the previous page (`next_cursor`, `pageInfo.endCursor`): the page after it, with the same order_by and filters. Not combined with a non-zero offset. */
+                cursor?: string | null;
                 /** @description page size, 0 to 1000 */
                 limit?: number | null;
                 /** @description items to skip, 0 to 2147483647 */
@@ -1130,6 +1162,10 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description `private, no-cache`: tenant data, never kept by a shared cache */
+                    "Cache-Control"?: string;
+                    /** @description the next page, `<...&cursor=...>; rel="next"` (RFC 8288); absent on the last page */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1230,7 +1266,10 @@ export interface operations {
     user: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags of a copy the client holds: `304 Not Modified` (no body) when one is current */
+                "If-None-Match"?: string;
+            };
             path: {
                 user_id: string;
             };
@@ -1241,11 +1280,26 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description `private, no-cache`: tenant data, never kept by a shared cache */
+                    "Cache-Control"?: string;
+                    /** @description strong entity tag of this answer, derived from the row version; send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["User"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` names the current ETag; no body */
+            304: {
+                headers: {
+                    /** @description `private, no-cache`: tenant data, never kept by a shared cache */
+                    "Cache-Control"?: string;
+                    /** @description strong entity tag of this answer, derived from the row version; send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A body that cannot be read: bytes that do not decode, or JSON nested too deep (`There was an error parsing the body`) */
             400: {
@@ -1350,6 +1404,8 @@ export interface operations {
     dealerships: {
         parameters: {
             query?: {
+                /** @description opaque position returned by the previous page (`next_cursor`, `pageInfo.endCursor`): the page after it, with the same order_by and filters. Not combined with a non-zero offset. */
+                cursor?: string | null;
                 /** @description page size, 0 to 1000 */
                 limit?: number | null;
                 /** @description items to skip, 0 to 2147483647 */
@@ -1366,6 +1422,10 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description `private, no-cache`: tenant data, never kept by a shared cache */
+                    "Cache-Control"?: string;
+                    /** @description the next page, `<...&cursor=...>; rel="next"` (RFC 8288); absent on the last page */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -15,6 +15,7 @@ import type { Logger } from '../platform/logger';
 import type { ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limiter';
 import type { RateLimitDecision, RateLimitKind, RateLimits } from '../platform/rate-limit/rate-limiter';
 import { rateLimited, tooManyConcurrentRequests, type AppError } from '../shared/errors';
+import { CursorCodec, DEFAULT_CURSOR_SECRET } from '../shared/cursor';
 
 /** At most this many SQL statements of one request run at once (the pool serves everyone). */
 export const STATEMENTS_IN_FLIGHT_PER_REQUEST = 3;
@@ -31,6 +32,8 @@ export interface ApiServices {
   onRefused?: (kind: RateLimitKind) => void;
   /** Base of the report links sent to clients. */
   appBaseUrl: string;
+  /** Signs and reads the lists' cursors (default: the unset CURSOR_SECRET's public key). */
+  cursors?: CursorCodec;
   /** Milliseconds a repeated refusal (wrong key, spent budget) is held before it is answered. */
   refusalDelayMs?: number;
 }
@@ -171,6 +174,8 @@ export function chargeRequest(services: ApiServices, principal: ApiKeyPrincipal,
   return services.rateLimits.requests.consume(principal.organizationId, Math.max(1, Math.ceil(points)));
 }
 
+let defaultCursors: CursorCodec | undefined;
+
 export function createRequestContext(
   services: ApiServices,
   request: { principal: ApiKeyPrincipal | null; requestId?: string; log: Logger; idempotencyKey?: string; clientAddress?: string },
@@ -194,6 +199,7 @@ export function createRequestContext(
     requestId,
     log: request.log,
     appBaseUrl: services.appBaseUrl,
+    cursors: services.cursors ?? (defaultCursors ??= new CursorCodec(DEFAULT_CURSOR_SECRET)),
     idempotencyKey: request.idempotencyKey,
     clientAddress: request.clientAddress,
   };

@@ -7,6 +7,7 @@ import type { DispatcherConfig } from '../features/notifications/dispatcher';
 import type { DatabaseOptions } from '../platform/db/database';
 import type { ConcurrencySettings } from '../platform/rate-limit/concurrency-limiter';
 import type { RateLimitSettings } from '../platform/rate-limit/rate-limiter';
+import { DEFAULT_CURSOR_SECRET } from '../shared/cursor';
 
 export type { DispatcherConfig };
 
@@ -38,6 +39,11 @@ export interface AppConfig {
   /** Stack traces in GraphQL error responses (debugging only). */
   graphqlStackTraces: boolean;
   appBaseUrl: string;
+  /**
+   * Key of the lists' cursor signatures (CURSOR_SECRET): the same on every instance behind one
+   * address. Unset, a fixed public key: cursors are still strictly validated, but anyone could sign one.
+   */
+  cursorSecret: string;
   /** Seed demo data into an empty database at start-up. */
   seedDemoData: boolean;
   /**
@@ -218,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: trustProxy(env),
     graphqlStackTraces: flag(env, 'GRAPHQL_STACK_TRACES', false),
     appBaseUrl: (env.APP_BASE_URL || 'https://app.vehicle-report.example').replace(/\/+$/, ''),
+    cursorSecret: env.CURSOR_SECRET || DEFAULT_CURSOR_SECRET,
     // Demo data only where it cannot reach real clients.
     seedDemoData: flag(env, 'SEED_DEMO_DATA', nodeEnv !== 'production'),
     migrateOnStart: flag(env, 'MIGRATE_ON_START', true),

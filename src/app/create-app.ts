@@ -28,6 +28,7 @@ import { registerReplicaMetrics } from '../platform/metrics/replica-metrics';
 import { createConcurrencyLimiter, type ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limiter';
 import { createRateLimits, reportingRejections, type RateLimits } from '../platform/rate-limit/rate-limiter';
 import type { AppConfig } from './config';
+import { CursorCodec } from '../shared/cursor';
 
 export interface AppContext {
   db: Database;
@@ -66,12 +67,14 @@ export async function createApp(context: AppContext): Promise<Express> {
   const rateLimits = context.rateLimits ?? createRateLimits(config.rateLimits);
   const organizationSlots = context.organizationSlots ?? createConcurrencyLimiter(config.organizationConcurrency);
   const apiKeys = new ApiKeyAuthenticator(db.prisma, db);
+  const cursors = new CursorCodec(config.cursorSecret);
   // One budget and one set of slots for both interfaces; each reports its own refusals to the metrics.
   const services = (api: ApiInterface): ApiServices => {
     const rejected = metrics.rateLimitRejected(api);
     return {
       db,
       appBaseUrl: config.appBaseUrl,
+      cursors,
       rateLimits: reportingRejections(rateLimits, rejected),
       apiKeys,
       organizationSlots,

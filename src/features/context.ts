@@ -6,6 +6,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import type { Database } from '../platform/db/database';
 import type { Logger } from '../platform/logger';
 import type { RateLimits } from '../platform/rate-limit/rate-limiter';
+import type { CursorCodec } from '../shared/cursor';
 import { notAuthenticated } from '../shared/errors';
 import type { ApiKeyPrincipal } from './auth/api-keys';
 import type { Loaders } from './loaders';
@@ -32,6 +33,8 @@ export interface RequestContext {
   appBaseUrl: string;
   /** The client's address (as TRUST_PROXY says): a keyless request's work is charged to it. */
   clientAddress?: string;
+  /** Signs and reads the lists' keyset cursors (CURSOR_SECRET). */
+  cursors: CursorCodec;
   /** The request's `Idempotency-Key` header, already checked. */
   idempotencyKey?: string;
   /** Set by the REST layer: the root field's arguments went through the validation pass already. */

@@ -3,8 +3,10 @@
  * list returns, declared once. The GraphQL page types come from one factory (type-graphql's
  * "generic types" pattern); which envelope fields may be null is the spec's choice per list.
  */
-import { ArgsType, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { ArgsType, Extensions, Field, Int, ObjectType, type ClassType } from 'type-graphql';
+import { MAX_CURSOR_LENGTH, type CursorPageInfo } from './cursor';
 import { Rules } from './schema/input-rules';
+import { GRAPHQL_ONLY } from './schema/rest-visibility';
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
@@ -38,6 +40,15 @@ export interface Page<T> {
   limit: number;
   offset: number;
   total: PageTotal;
+  /** the cursor of the next page, null at the end; root lists only (nested pages take no cursor) */
+  next_cursor?: string | null;
+  pageInfo?: CursorPageInfo | null;
+}
+
+/** What a root list's page says about the next one, from the rows read (one more than the limit). */
+export function cursorFields(hasNextPage: boolean, endCursor: string | null): { next_cursor: string | null; pageInfo: CursorPageInfo } {
+  const next = hasNextPage ? endCursor : null;
+  return { next_cursor: next, pageInfo: { endCursor, hasNextPage } };
 }
 
 /** The page a request asks for, defaults applied (the values were checked against their rules already). */
@@ -54,6 +65,28 @@ export class PageArgs {
   @Field(() => Int, { defaultValue: 0, description: `items to skip, 0 to ${MAX_OFFSET}` })
   @Rules({ kind: 'range', ge: 0, le: MAX_OFFSET })
   offset!: number;
+}
+
+/** `cursor`: root lists only (issue 26); a separate args class so nested lists do not take it. */
+@ArgsType()
+export class CursorArgs {
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'opaque position returned by the previous page (`next_cursor`, `pageInfo.endCursor`): the page after it, ' +
+      'with the same order_by and filters. Not combined with a non-zero offset.',
+  })
+  @Rules({ kind: 'length', max: MAX_CURSOR_LENGTH })
+  cursor?: string | null;
+}
+
+@ObjectType('PageInfo', { simpleResolvers: true, description: 'Relay-style page info of a root list' })
+export class PageInfo {
+  @Field(() => String, { nullable: true, description: 'cursor after the last item (null on an empty page)' })
+  endCursor!: string | null;
+
+  @Field(() => Boolean)
+  hasNextPage!: boolean;
 }
 
 type EnvelopeField = 'limit' | 'offset' | 'total';
@@ -91,6 +124,16 @@ export function PageType<T extends object>(itemType: ClassType<T>, options: Page
       description: options.totalDescription ?? 'matches for the filters, ignoring limit and offset',
     })
     total!: PageTotal;
+
+    @Field(() => String, {
+      nullable: true,
+      description: 'the `cursor` of the next page, null at the end (and on nested lists, which take no cursor)',
+    })
+    next_cursor?: string | null;
+
+    @Extensions(GRAPHQL_ONLY)
+    @Field(() => PageInfo, { nullable: true, description: 'null on nested lists, which take no cursor' })
+    pageInfo?: CursorPageInfo | null;
   }
   return PageClass;
 }

@@ -170,7 +170,7 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
     it('answers a page envelope of compact reports (spec 2.1, 2.2) with limit 100 / offset 0 by default', async () => {
       const { status, body } = await get('/public/reports/');
       expect(status).toBe(200);
-      expect(keysOf(body)).toEqual(['items', 'limit', 'offset', 'total']);
+      expect(keysOf(body)).toEqual(['items', 'limit', 'next_cursor', 'offset', 'total']);
       expect(body.limit).toBe(100);
       expect(body.offset).toBe(0);
       expect(body.items).toHaveLength(100);
@@ -364,7 +364,7 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
     it('answers users with every field of spec 2.4 and no GraphQL-only relation, newest first', async () => {
       const { status, body } = await get('/public/users/');
       expect(status).toBe(200);
-      expect(keysOf(body)).toEqual(['items', 'limit', 'offset', 'total']);
+      expect(keysOf(body)).toEqual(['items', 'limit', 'next_cursor', 'offset', 'total']);
       const own = server.dataset.users.filter((u) => u.organization_id === orgA);
       expect([body.limit, body.offset, body.total]).toEqual([100, 0, own.length]);
       for (const item of body.items) {
@@ -399,7 +399,7 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
     it('answers dealerships with every field of spec 2.4, by position then name, user_count = active users', async () => {
       const { status, body } = await get('/public/dealerships/');
       expect(status).toBe(200);
-      expect(keysOf(body)).toEqual(['items', 'limit', 'offset', 'total']);
+      expect(keysOf(body)).toEqual(['items', 'limit', 'next_cursor', 'offset', 'total']);
       const own = dealershipsOf(orgA);
       expect([body.limit, body.offset, body.total]).toEqual([100, 0, own.length]);
       const expected = [...own].sort((a, b) => a.position - b.position || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

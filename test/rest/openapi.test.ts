@@ -167,7 +167,24 @@ describe('OpenAPI document of the real schema', () => {
       const expected = [String(route.status), '400', '401', '408', '413', '414', '422', '429', '431', '503'];
       if (route.notFound) expected.push('404');
       if (route.method === 'POST') expected.push('403', '409');
+      // conditional requests (issue 26): fetch-one answers 304 to a current If-None-Match
+      const conditional = route.field === 'Query.report' || route.field === 'Query.user';
+      if (conditional) expected.push('304');
       expect([route.field, Object.keys(responses).sort()]).toEqual([route.field, expected.sort()]);
+      if (route.method === 'GET') {
+        const headers = Object.keys(responses['200'].headers).sort();
+        const paged = route.path.endsWith('/');
+        expect([route.field, headers]).toEqual([
+          route.field,
+          ['Cache-Control', ...(conditional ? ['ETag'] : []), ...(paged ? ['Link'] : [])],
+        ]);
+        const parameters = operation(doc, route.method, openApiPathOf(route)).parameters.map((p: { name: string }) => p.name);
+        expect([route.field, parameters.includes('If-None-Match'), parameters.includes('cursor')]).toEqual([
+          route.field,
+          conditional,
+          paged,
+        ]);
+      }
       for (const status of ['400', '401', '404', '403', '408', '409', '413', '414', '429', '431', '503']) {
         if (responses[status])
           expect(responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPError' });
@@ -188,7 +205,7 @@ describe('OpenAPI document of the real schema', () => {
       resolve(doc, operation(doc, method, path).responses[status].content['application/json'].schema);
 
     const reportPage = ok('GET', '/public/reports/');
-    expect(Object.keys(reportPage.properties).sort()).toEqual(['items', 'limit', 'offset', 'total']);
+    expect(Object.keys(reportPage.properties).sort()).toEqual(['items', 'limit', 'next_cursor', 'offset', 'total']);
     expect(reportPage.required).toEqual(['items']);
     const compact = resolve(doc, reportPage.properties.items.items);
     expect(Object.keys(compact.properties).sort()).toEqual(

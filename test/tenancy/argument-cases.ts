@@ -8,11 +8,14 @@
  *   point at B's id in that very column may match (`plantedMatches`);
  * - own-only: a filter over values both organizations share (brands, dates, types): whatever
  *   comes back is A's;
- * - not-found: a fetch-one or create by B's id: 404 / NOT_FOUND.
+ * - not-found: a fetch-one or create by B's id: 404 / NOT_FOUND;
+ * - refused: B's cursor (signed for B's organization): 422 / BAD_USER_INPUT, never a page.
  */
+import { DEFAULT_REPORT_ORDER, REPORT_KEY_COLUMNS } from '../../src/features/reports/report-query';
+import { CursorCodec, DEFAULT_CURSOR_SECRET, keyTerms } from '../../src/shared/cursor';
 import type { Tenants } from './two-tenants';
 
-export type Expectation = 'none' | 'own-only' | 'not-found';
+export type Expectation = 'none' | 'own-only' | 'not-found' | 'refused';
 
 export interface ArgumentCase {
   expect: Expectation;
@@ -138,6 +141,20 @@ export const ARGUMENT_CASES: Record<string, ArgumentCase> = {
   state__not_contains: { expect: 'own-only', values: () => [{ folder_sold: { status: true } }] },
   limit: { expect: 'own-only', values: () => [100] },
   offset: { expect: 'own-only', values: () => [0] },
+  // a cursor of B's default report list, properly signed (the test knows the default key): refused for A
+  cursor: {
+    expect: 'refused',
+    values: (t) => {
+      const report = bReports(t)[0]!;
+      const scope = {
+        list: 'reports',
+        organizationId: t.b.id,
+        order: keyTerms(DEFAULT_REPORT_ORDER, REPORT_KEY_COLUMNS, 'token'),
+        filters: {},
+      };
+      return [new CursorCodec(DEFAULT_CURSOR_SECRET).encode(scope, [report.created_at.toISOString(), report.token])];
+    },
+  },
   order_by: { expect: 'own-only', values: () => ['-created_at'] },
   // fetch one / create by B's id
   report_id: {

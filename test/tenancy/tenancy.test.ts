@@ -138,7 +138,8 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
         const query = { limit: 1000, [name]: value };
         const { status, body } = await restGet(t, path, query);
         const context = `GET ${path}?${name}=${JSON.stringify(value)}`;
-        expect({ context, status, leaks: leaksIn(t, body) }).toEqual({ context, status: 200, leaks: [] });
+        const expectedStatus = argumentCase.expect === 'refused' ? 422 : 200;
+        expect({ context, status, leaks: leaksIn(t, body) }).toEqual({ context, status: expectedStatus, leaks: [] });
         if (argumentCase.expect === 'none') {
           const expected = table === 'reports' ? plantedMatches(t, name, value) : [];
           const got = (body.items as Json[]).map(idOf);
@@ -279,6 +280,12 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
           const query = `query ($value: ${arg.type.toString()}) { ${nest(parent, inner)} }`;
           const result = await gql(t, query, { value });
           const context = `${owner}.${field.name}(${arg.name}: ${JSON.stringify(value)})`;
+          if (argumentCase.expect === 'refused') {
+            const codes = (result.errors ?? []).map((e) => e.extensions?.code);
+            expect({ context, codes, leaks: leaksIn(t, result.data) }).toEqual({ context, codes: ['BAD_USER_INPUT'], leaks: [] });
+            swept += 1;
+            continue;
+          }
           expect({ context, errors: result.errors, leaks: leaksIn(t, result.data) }).toEqual({ context, errors: undefined, leaks: [] });
           if (argumentCase.expect === 'none') {
             const expected = owner === 'Query' ? plantedMatches(t, arg.name, value) : [];

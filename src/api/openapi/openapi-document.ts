@@ -23,6 +23,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { hasConditionalRequests } from '../rest/conditional-requests';
 import { rootFieldOf } from '../rest/rest-documents';
 import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, type RestRoute } from '../rest/routes';
 import { openApiParameterSchema, scalarTypeSchema, type OpenApiSchema } from './argument-schema';
@@ -90,6 +91,27 @@ const ROUTE_EXTRAS: Record<string, { responses: Record<string, unknown>; paramet
       },
     ],
   },
+};
+
+/** Conditional requests and cursors (issue 26): the headers of the GET routes. */
+const CACHE_CONTROL_HEADER = {
+  'Cache-Control': { description: '`private, no-cache`: tenant data, never kept by a shared cache', schema: { type: 'string' } },
+};
+const ETAG_HEADER = {
+  ETag: {
+    description: 'strong entity tag of this answer, derived from the row version; send it back in If-None-Match',
+    schema: { type: 'string' },
+  },
+};
+const LINK_HEADER = {
+  Link: { description: 'the next page, `<...&cursor=...>; rel="next"` (RFC 8288); absent on the last page', schema: { type: 'string' } },
+};
+const IF_NONE_MATCH_PARAMETER = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'ETags of a copy the client holds: `304 Not Modified` (no body) when one is current',
+  schema: { type: 'string' },
 };
 
 const COMMON_ERROR_RESPONSES = {
@@ -169,12 +191,26 @@ function operationOf(schema: GraphQLSchema, route: RestRoute, components: Output
     });
   }
   parameters.push(...(extras?.parameters ?? []));
+  const conditional = hasConditionalRequests(route.field);
+  if (conditional) parameters.push(IF_NONE_MATCH_PARAMETER);
+  const paged = field.args.some((arg) => arg.name === 'cursor');
 
   const responses: Record<string, unknown> = {
     [String(route.status)]: {
       description: route.status === 201 ? 'Created' : 'Successful Response',
+      ...(route.method === 'GET'
+        ? { headers: { ...CACHE_CONTROL_HEADER, ...(conditional ? ETAG_HEADER : {}), ...(paged ? LINK_HEADER : {}) } }
+        : {}),
       content: jsonContent(responseSchemaOf(route, field, components)),
     },
+    ...(conditional
+      ? {
+          '304': {
+            description: 'Not Modified: `If-None-Match` names the current ETag; no body',
+            headers: { ...CACHE_CONTROL_HEADER, ...ETAG_HEADER },
+          },
+        }
+      : {}),
     ...(route.notFound ? { '404': httpError(route.notFound) } : {}),
     ...(extras?.responses ?? {}),
     ...COMMON_ERROR_RESPONSES,

@@ -25,6 +25,7 @@ import {
   createRequestContext,
   type ApiServices,
 } from '../request-context';
+import { entityTagger, notModified, type EntityTagger } from './conditional-requests';
 import { restErrorOf } from './rest-errors';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
 import { locationOf, matchRoutes, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
@@ -39,6 +40,8 @@ interface PreparedRoute {
   /** the SQL statements the route's operation may run: what it costs in the rate limit */
   statements: number;
   locationOf: (argument: string) => Location;
+  /** fetch-one routes: the ETag of an answer, read before it is built */
+  tagger?: EntityTagger;
 }
 
 function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -85,6 +88,7 @@ function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
     parameters: [...args, ...headers],
     statements,
     locationOf: (argument) => (argument === IDEMPOTENCY_KEY_ARGUMENT ? 'header' : locationOf(route, argument)),
+    tagger: entityTagger(route.field, document),
   };
 }
 
@@ -191,7 +195,26 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
       idempotencyKey: idempotencyKey as string | undefined,
     });
     context.argumentsValidated = true;
-    (req as RequestWithExecution).restExecution = { route: route.route, context, document: route.document, variables };
+    if (route.route.method === 'GET') {
+      // Tenants' data: a browser may keep it but must ask again (ETag) before using it; no shared cache may.
+      res.set('cache-control', 'private, no-cache');
+      if (route.tagger) {
+        const etag = await route.tagger.etagOf(context, principal.organizationId, variables);
+        if (etag) {
+          res.set('etag', etag);
+          // Already charged as a request (the rate limit counts it): only the document is saved.
+          if (notModified(req.headers['if-none-match'], etag)) return res.status(304).end();
+        }
+      }
+    }
+    (req as RequestWithExecution).restExecution = {
+      route: route.route,
+      context,
+      document: route.document,
+      variables,
+      nextLink: (cursor) => nextLink(req, route.route, cursor),
+      response: res,
+    };
     // Nothing left for sofa to parse: the path in its canonical form (a `{braced}` UUID that
     // Pydantic accepts would fail sofa's UUID scalar), no query string, no body.
     req.url = canonicalPathOf(route.route, variables);
@@ -227,6 +250,16 @@ function bodyReader(): (req: Request, res: Response, limit: number) => Promise<B
       });
     });
   };
+}
+
+/** The next page's URL: this request's query with `cursor` set (and no `offset`), relative as RFC 8288 allows. */
+function nextLink(req: Request, route: RestRoute, cursor: string): string {
+  const index = req.originalUrl.indexOf('?');
+  const query = new URLSearchParams(index >= 0 ? req.originalUrl.slice(index + 1) : '');
+  query.delete('offset');
+  query.delete('cursor');
+  query.set('cursor', cursor);
+  return `<${REST_BASE_PATH}${route.path}?${query.toString()}>; rel="next"`;
 }
 
 function canonicalPathOf(route: RestRoute, variables: Record<string, unknown>): string {

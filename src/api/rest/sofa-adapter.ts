@@ -4,14 +4,14 @@
  * sofa is handed a request with nothing left to parse (no query string, no body, canonical path
  * parameters) and, through `execute`, runs the route's own document with the validated variables.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { execute, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { useSofa } from 'sofa-api';
 import type { RequestContext } from '../../features/context';
 import { logger } from '../../platform/logger';
 import { INTERNAL_ERROR, restErrorFromExecution, type RestErrorResponse } from './rest-errors';
-import { locationOf, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
+import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
 
 /** What the front layer hands to sofa for one request. */
 export interface RestExecution {
@@ -19,6 +19,10 @@ export interface RestExecution {
   context: RequestContext;
   document: DocumentNode;
   variables: Record<string, unknown>;
+  /** the `Link` header value of the page after `cursor` */
+  nextLink: (cursor: string) => string;
+  /** where the Link header goes (sofa writes the body) */
+  response: ServerResponse;
 }
 
 export type RequestWithExecution = IncomingMessage & { restExecution?: RestExecution };
@@ -33,8 +37,10 @@ export function sofaRouter(schema: GraphQLSchema) {
     routes: Object.fromEntries(REST_ROUTES.map((r) => [r.field, { method: r.method, path: r.path, responseStatus: r.status }])),
     context: ({ req }: { req: RequestWithExecution }) => req.restExecution!,
     execute: (async (args: ExecutionArgs) => {
-      const { route, context, document, variables } = args.contextValue as RestExecution;
+      const { route, context, document, variables, nextLink, response } = args.contextValue as RestExecution;
       const result = await executeCompiled(schema, document, variables, context);
+      const page = result.data?.[fieldNameOf(route)] as { next_cursor?: unknown } | null | undefined;
+      if (typeof page?.next_cursor === 'string') response.setHeader('link', nextLink(page.next_cursor));
       if (result.errors)
         answers.set(
           result.errors,

@@ -4,7 +4,7 @@ import { Statements } from '../../shared/schema/statements';
 import { requireOrganization, type RequestContext } from '../context';
 import { ReportsArgs } from '../reports/report-filters.args';
 import { ReportPage } from '../reports/report.types';
-import { PageArgs } from '../../shared/pagination';
+import { CursorArgs, PageArgs } from '../../shared/pagination';
 import { UserPage } from '../users/user.types';
 import { Dealership, DealershipPage, DealershipsArgs } from './dealership.types';
 import { listDealerships } from './dealerships.service';
@@ -13,8 +13,12 @@ import { listDealerships } from './dealerships.service';
 export class DealershipsResolver {
   @Statements(2)
   @Query(() => DealershipPage, { description: 'List dealerships (spec 4.6), by position then name by default' })
-  dealerships(@Args(() => DealershipsArgs) args: DealershipsArgs, @Ctx() context: RequestContext): Promise<DealershipPage> {
-    return listDealerships(context.reads, requireOrganization(context), args);
+  dealerships(
+    @Args(() => DealershipsArgs) args: DealershipsArgs,
+    @Args(() => CursorArgs) { cursor }: CursorArgs,
+    @Ctx() context: RequestContext,
+  ): Promise<DealershipPage> {
+    return listDealerships(context.reads, requireOrganization(context), { ...args, cursor }, context.cursors);
   }
 
   @Extensions(GRAPHQL_ONLY)

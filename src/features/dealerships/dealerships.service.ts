@@ -1,6 +1,15 @@
-import type { Prisma, PrismaClient } from '../../generated/prisma/client';
-import { orderTerms, prismaOrderBy, type OrderTerm } from '../../shared/order-by';
-import { pageBounds, type Page } from '../../shared/pagination';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import {
+  checkCursorWithOffset,
+  keysetCondition,
+  keyTerms,
+  keyValueOf,
+  type CursorCodec,
+  type CursorScope,
+  type KeyColumn,
+} from '../../shared/cursor';
+import { orderByClause, orderTerms, prismaOrderBy, type OrderTerm } from '../../shared/order-by';
+import { cursorFields, pageBounds, type Page } from '../../shared/pagination';
 import { DEALERSHIP_ORDER_FIELDS, type Dealership, type DealershipsArgs } from './dealership.types';
 
 const DEFAULT_DEALERSHIP_ORDER: OrderTerm[] = [
@@ -35,22 +44,58 @@ function toDealership({ _count, ...row }: DealershipRow): Dealership {
   return { ...row, user_count: _count.users };
 }
 
+/** Each sort column's type, for cursors (`shared/cursor.ts`); none is nullable. */
+const DEALERSHIP_KEY_COLUMNS: Record<string, KeyColumn> = {
+  name: { sql: 'd.name', type: { kind: 'text' }, nullable: false },
+  position: { sql: 'd.position', type: { kind: 'int' }, nullable: false },
+  created_at: { sql: 'd.created_at', type: { kind: 'timestamptz' }, nullable: false },
+  id: { sql: 'd.id', type: { kind: 'uuid' }, nullable: false },
+};
+const DEALERSHIP_ORDER_COLUMNS = Object.fromEntries(Object.entries(DEALERSHIP_KEY_COLUMNS).map(([f, c]) => [f, c.sql]));
+
 export async function listDealerships(
   prisma: PrismaClient,
   organizationId: string,
-  args: Partial<DealershipsArgs>,
+  args: Partial<DealershipsArgs> & { cursor?: string | null },
+  cursors?: CursorCodec,
 ): Promise<Page<Dealership>> {
+  checkCursorWithOffset(args.cursor, args.offset);
   const { limit, offset } = pageBounds(args);
-  const orderBy = prismaOrderBy<Prisma.DealershipOrderByWithRelationInput>(
-    orderTerms(args.order_by, DEALERSHIP_ORDER_FIELDS, DEFAULT_DEALERSHIP_ORDER),
-    'id',
-  );
+  const order = orderTerms(args.order_by, DEALERSHIP_ORDER_FIELDS, DEFAULT_DEALERSHIP_ORDER);
+  const terms = keyTerms(order, DEALERSHIP_KEY_COLUMNS, 'id');
+  const scope: CursorScope = { list: 'dealerships', organizationId, order: terms, filters: {} };
+  const after = args.cursor && cursors ? cursors.decode(args.cursor, scope) : undefined;
+  const take = cursors ? limit + 1 : limit;
   const where = { organization_id: organizationId };
-  const [rows, total] = await Promise.all([
-    prisma.dealership.findMany({ where, orderBy, skip: offset, take: limit, select: dealershipSelect(organizationId) }),
-    prisma.dealership.count({ where }),
-  ]);
-  return { items: rows.map(toDealership), limit, offset, total };
+  // A cursor's page is one raw statement (the loader's columns), in the order prismaOrderBy gives.
+  const rows: Promise<Dealership[]> = after
+    ? dealershipRows(
+        prisma,
+        organizationId,
+        Prisma.sql`AND ${keysetCondition(terms, after)}
+        ORDER BY ${orderByClause(order, DEALERSHIP_ORDER_COLUMNS, 'd.id')} LIMIT ${take}`,
+      )
+    : prisma.dealership
+        .findMany({
+          where,
+          orderBy: prismaOrderBy<Prisma.DealershipOrderByWithRelationInput>(order, 'id'),
+          skip: offset,
+          take,
+          select: dealershipSelect(organizationId),
+        })
+        .then((found) => found.map(toDealership));
+  const [found, total] = await Promise.all([rows, prisma.dealership.count({ where })]);
+  const hasNextPage = found.length > limit;
+  const items = hasNextPage ? found.slice(0, limit) : found;
+  if (!cursors) return { items, limit, offset, total };
+  const last = items[items.length - 1] as unknown as Record<string, unknown> | undefined;
+  const endCursor = last
+    ? cursors.encode(
+        scope,
+        terms.map((t) => keyValueOf(last[t.field])),
+      )
+    : (args.cursor ?? null);
+  return { items, limit, offset, total, ...cursorFields(hasNextPage, endCursor) };
 }
 
 /**
@@ -58,10 +103,14 @@ export async function listDealerships(
  * findMany costs more CPU than the statement. The same columns and user_count as dealershipSelect.
  */
 export function findDealerships(prisma: PrismaClient, organizationId: string, ids: readonly string[]): Promise<Dealership[]> {
+  return dealershipRows(prisma, organizationId, Prisma.sql`AND d.id = ANY(${ids}::uuid[])`);
+}
+
+function dealershipRows(prisma: PrismaClient, organizationId: string, rest: Prisma.Sql): Promise<Dealership[]> {
   return prisma.$queryRaw<Dealership[]>`
     SELECT d.id, d.name, d.created_at, d.updated_at, d.organization_id, d.entity_id, d.address, d.logo, d.illustration_img,
       d.more_info, d.siret, d.position, d.headquarter, d.brands,
       (SELECT count(*)::int FROM users u
         WHERE u.dealership_id = d.id AND u.is_active AND u.organization_id = ${organizationId}::uuid) AS user_count
-    FROM dealerships d WHERE d.organization_id = ${organizationId}::uuid AND d.id = ANY(${ids}::uuid[])`;
+    FROM dealerships d WHERE d.organization_id = ${organizationId}::uuid ${rest}`;
 }

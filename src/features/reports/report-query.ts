@@ -5,6 +5,7 @@
  */
 import { Prisma } from '../../generated/prisma/client';
 import { containsPattern } from '../../shared/like';
+import { keysetCondition, type KeyColumn, type KeyTerm, type KeyValue } from '../../shared/cursor';
 import { orderByClause, orderTerms, type OrderTerm } from '../../shared/order-by';
 import type { ReportFilterArgs } from './report-filters.args';
 import { countedByKey, groupedKeyCountSql, keyCountSql } from './report-key-counts';
@@ -32,6 +33,39 @@ const ORDER_COLUMNS: Record<string, string> = {
   brand: 'r.brand',
   dealership_name: 'd.name',
 };
+
+const REPORT_TYPES = [
+  'inspection',
+  'counter_inspection',
+  'after_sale',
+  'marketing',
+  'rental',
+  'insurance',
+  'remote',
+  'extra_plate',
+  'extra_vin',
+  'extra_scoring',
+] as const;
+
+/** Each sort column's type and nullability, for cursors (`shared/cursor.ts`). */
+export const REPORT_KEY_COLUMNS: Record<string, KeyColumn> = {
+  created_at: { sql: 'r.created_at', type: { kind: 'timestamptz' }, nullable: false },
+  updated_at: { sql: 'r.updated_at', type: { kind: 'timestamptz' }, nullable: false },
+  token: { sql: 'r.token', type: { kind: 'uuid' }, nullable: false },
+  type: { sql: 'r.type', type: { kind: 'enum', sqlType: '"ReportType"', values: REPORT_TYPES }, nullable: false },
+  vin: { sql: 'r.vin', type: { kind: 'text' }, nullable: true },
+  license_number: { sql: 'r.license_number', type: { kind: 'text' }, nullable: true },
+  brand: { sql: 'r.brand', type: { kind: 'text' }, nullable: true },
+  dealership_name: { sql: 'd.name', type: { kind: 'text' }, nullable: true },
+};
+
+/** Sort keys a compact row does not carry: selected beside it under these names, for the next cursor. */
+const EXTRA_KEY_COLUMNS: Record<string, string> = { brand: 'sort_brand', dealership_name: 'sort_dealership_name' };
+
+/** The value of a sort key in a page's row. */
+export function reportKeyValue(row: Record<string, unknown>, field: string): unknown {
+  return row[EXTRA_KEY_COLUMNS[field] ?? field];
+}
 
 export const DEFAULT_REPORT_ORDER: OrderTerm[] = [{ field: 'created_at', descending: true }];
 
@@ -121,6 +155,8 @@ export interface ReportPageQuery {
   limit: number;
   offset: number;
   order: OrderTerm[];
+  /** a cursor's position: only rows after it (then `offset` is 0) */
+  after?: { terms: KeyTerm[]; values: KeyValue[] };
 }
 
 export function parseReportOrder(raw: string | null | undefined): OrderTerm[] {
@@ -137,8 +173,15 @@ function fromClause(order: OrderTerm[], source: 'reports r' | 'r' = 'reports r')
     : Prisma.raw(source);
 }
 
+function extraKeyColumns(order: OrderTerm[]): Prisma.Sql {
+  const extra = order.filter((t) => EXTRA_KEY_COLUMNS[t.field]);
+  return Prisma.raw(extra.map((t) => `, ${REPORT_KEY_COLUMNS[t.field]!.sql} AS ${EXTRA_KEY_COLUMNS[t.field]}`).join(''));
+}
+
 export function reportPageSql(q: ReportPageQuery): Prisma.Sql {
   const order = orderByClause(q.order, ORDER_COLUMNS, 'r.token');
+  const after = q.after ? sql` AND ${keysetCondition(q.after.terms, q.after.values)}` : Prisma.empty;
+  const extra = extraKeyColumns(q.order);
   if (searchTerms(q.filters).length > 0) {
     // PostgreSQL cannot estimate how many rows a `%fragment%` matches and, given ORDER BY … LIMIT,
     // walks the organization's created_at index testing every row: 350 ms at 40k reports when a
@@ -146,12 +189,13 @@ export function reportPageSql(q: ReportPageQuery): Prisma.Sql {
     // trigram index (the same plan as the total's), then sort only those rows.
     return sql`WITH r AS MATERIALIZED (
         SELECT ${COMPACT_COLUMNS}, r.brand FROM reports r WHERE ${reportConditions(q.organizationId, q.filters)})
-      SELECT ${COMPACT_COLUMNS} FROM ${fromClause(q.order, 'r')}
+      SELECT ${COMPACT_COLUMNS}${extra} FROM ${fromClause(q.order, 'r')}
+      WHERE TRUE${after}
       ORDER BY ${order}
       LIMIT ${q.limit} OFFSET ${q.offset}`;
   }
-  return sql`SELECT ${COMPACT_COLUMNS} FROM ${fromClause(q.order)}
-    WHERE ${reportConditions(q.organizationId, q.filters)}
+  return sql`SELECT ${COMPACT_COLUMNS}${extra} FROM ${fromClause(q.order)}
+    WHERE ${reportConditions(q.organizationId, q.filters)}${after}
     ORDER BY ${order}
     LIMIT ${q.limit} OFFSET ${q.offset}`;
 }

@@ -4,6 +4,7 @@ import { Contact } from '../contacts/contact.type';
 import { Dealership } from '../dealerships/dealership.types';
 import { requireOrganization, type RequestContext } from '../context';
 import { notFound } from '../../shared/errors';
+import { CursorArgs } from '../../shared/pagination';
 import { GRAPHQL_ONLY, restSelection } from '../../shared/schema/rest-visibility';
 import { UUID } from '../../shared/schema/scalars';
 import { selectsField } from '../../shared/schema/selection';
@@ -20,12 +21,20 @@ export class ReportsResolver {
   @Query(() => ReportPage, { description: 'List reports (spec 4.1), newest first by default' })
   reports(
     @Args(() => ReportsArgs) args: ReportsArgs,
+    @Args(() => CursorArgs) { cursor }: CursorArgs,
     @Ctx() context: RequestContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<ReportPage> {
     const organizationId = requireOrganization(context);
     const { limit, offset, order_by, ...filters } = args;
-    return listReports(context.reads, organizationId, filters, { limit, offset, order_by }, selectsField(info, 'total'));
+    return listReports(
+      context.reads,
+      organizationId,
+      filters,
+      { limit, offset, order_by, cursor },
+      selectsField(info, 'total'),
+      context.cursors,
+    );
   }
 
   @Statements(1)

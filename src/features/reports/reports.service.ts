@@ -2,13 +2,16 @@
  * Reading reports: plain inputs, plain outputs; both GraphQL and REST go through here.
  */
 import type { PrismaClient } from '../../generated/prisma/client';
-import { countWhenRead, pageBounds, type Page, type PageRequest } from '../../shared/pagination';
+import { checkCursorWithOffset, keyTerms, keyValueOf, type CursorCodec, type CursorScope } from '../../shared/cursor';
+import { countWhenRead, cursorFields, pageBounds, type Page, type PageRequest } from '../../shared/pagination';
 import type { ReportFilterArgs } from './report-filters.args';
 import {
   groupedReportCountSql,
   groupedReportPageSql,
   parseReportOrder,
+  REPORT_KEY_COLUMNS,
   reportCountSql,
+  reportKeyValue,
   reportPageSql,
   type CompactReportRow,
   type ReportGroupColumn,
@@ -17,6 +20,8 @@ import type { Report, ReportCompact } from './report.types';
 
 export interface ReportListRequest extends PageRequest {
   order_by?: string | null;
+  /** root lists only: the position returned by the previous page */
+  cursor?: string | null;
 }
 
 export function toCompactReport(row: CompactReportRow): ReportCompact {
@@ -34,16 +39,39 @@ export async function listReports(
   page: ReportListRequest,
   /** false: the caller does not read `total`, so it is only counted if asked for after all */
   countTotal = true,
+  /** signs and reads cursors; without it the page carries none (internal callers) */
+  cursors?: CursorCodec,
 ): Promise<Page<ReportCompact>> {
+  checkCursorWithOffset(page.cursor, page.offset);
   const { limit, offset } = pageBounds(page);
   const order = parseReportOrder(page.order_by);
+  const terms = keyTerms(order, REPORT_KEY_COLUMNS, 'token');
+  const scope: CursorScope = { list: 'reports', organizationId, order: terms, filters };
+  // Decoded before any statement: a bad cursor is a 422 that costs no SQL.
+  const after = page.cursor && cursors ? { terms, values: cursors.decode(page.cursor, scope) } : undefined;
   const count = async () => Number((await prisma.$queryRaw<{ total: number }[]>(reportCountSql(organizationId, filters)))[0]?.total ?? 0);
   // Started with the page when wanted, so both statements run at once.
   const total = countTotal ? count() : countWhenRead(count);
   // A failed page must not leave the count's rejection unhandled.
   if (total instanceof Promise) total.catch(() => undefined);
-  const rows = await prisma.$queryRaw<CompactReportRow[]>(reportPageSql({ organizationId, filters, limit, offset, order }));
-  return { items: rows.map(toCompactReport), limit, offset, total };
+  // One row more than the page: whether a next page exists, without a count.
+  const rows = await prisma.$queryRaw<(CompactReportRow & Record<string, unknown>)[]>(
+    reportPageSql({ organizationId, filters, limit: cursors ? limit + 1 : limit, offset, order, after }),
+  );
+  const hasNextPage = rows.length > limit;
+  const pageRows = hasNextPage ? rows.slice(0, limit) : rows;
+  const items = pageRows.map(({ sort_brand: _brand, sort_dealership_name: _dealership, ...row }) =>
+    toCompactReport(row as CompactReportRow),
+  );
+  if (!cursors) return { items, limit, offset, total };
+  const last = pageRows[pageRows.length - 1];
+  const endCursor = last
+    ? cursors.encode(
+        scope,
+        terms.map((t) => keyValueOf(reportKeyValue(last, t.field))),
+      )
+    : (page.cursor ?? null);
+  return { items, limit, offset, total, ...cursorFields(hasNextPage, endCursor) };
 }
 
 /** Pages of reports for several dealerships (or users) at once: two statements for all of them. */
@@ -74,4 +102,15 @@ export function findReports(prisma: PrismaClient, organizationId: string, tokens
     SELECT r.token, r.created_at, r.updated_at, r.organization_id, r.entity_id, r.dealership_id, r.profile_id, r.contact_id,
       r.counter_id, r.type, r.valid, r.data, r.state, r.real_costs
     FROM reports r WHERE r.organization_id = ${organizationId}::uuid AND r.token = ANY(${tokens}::uuid[])`;
+}
+
+/**
+ * What a full report's answer depends on, read before the document (conditional requests): its
+ * token and `updated_at`, which every write moves (the only writes are Prisma's, `@updatedAt`).
+ * An index probe on the primary key; null when the organization has no such report.
+ */
+export async function reportVersion(prisma: PrismaClient, organizationId: string, token: string): Promise<Date | null> {
+  const rows = await prisma.$queryRaw<{ updated_at: Date }[]>`
+    SELECT r.updated_at FROM reports r WHERE r.token = ${token}::uuid AND r.organization_id = ${organizationId}::uuid`;
+  return rows[0]?.updated_at ?? null;
 }

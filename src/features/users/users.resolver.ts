@@ -4,6 +4,7 @@ import { GRAPHQL_ONLY } from '../../shared/schema/rest-visibility';
 import { Statements } from '../../shared/schema/statements';
 import { requireOrganization, type RequestContext } from '../context';
 import { notFound } from '../../shared/errors';
+import { CursorArgs } from '../../shared/pagination';
 import { ReportsArgs } from '../reports/report-filters.args';
 import { ReportPage } from '../reports/report.types';
 import { User, UserArgs, UserPage, UsersArgs } from './user.types';
@@ -13,8 +14,12 @@ import { listUsers } from './users.service';
 export class UsersResolver {
   @Statements(2)
   @Query(() => UserPage, { description: 'List users (spec 4.4)' })
-  users(@Args(() => UsersArgs) args: UsersArgs, @Ctx() context: RequestContext): Promise<UserPage> {
-    return listUsers(context.reads, requireOrganization(context), args);
+  users(
+    @Args(() => UsersArgs) args: UsersArgs,
+    @Args(() => CursorArgs) { cursor }: CursorArgs,
+    @Ctx() context: RequestContext,
+  ): Promise<UserPage> {
+    return listUsers(context.reads, requireOrganization(context), { ...args, cursor }, context.cursors);
   }
 
   @Statements(1)

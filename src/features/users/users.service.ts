@@ -1,6 +1,15 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
-import { orderTerms, prismaOrderBy, type OrderTerm } from '../../shared/order-by';
-import { pageBounds, type Page, type PageRequest } from '../../shared/pagination';
+import {
+  checkCursorWithOffset,
+  keysetCondition,
+  keyTerms,
+  keyValueOf,
+  type CursorCodec,
+  type CursorScope,
+  type KeyColumn,
+} from '../../shared/cursor';
+import { orderByClause, orderTerms, prismaOrderBy, type OrderTerm } from '../../shared/order-by';
+import { cursorFields, pageBounds, type Page, type PageRequest } from '../../shared/pagination';
 import { USER_ORDER_FIELDS, type User, type UsersArgs } from './user.types';
 
 const DEFAULT_USER_ORDER: OrderTerm[] = [{ field: 'created_at', descending: true }];
@@ -23,12 +32,28 @@ export const USER_SELECT = {
   address: true,
 } satisfies Prisma.UserSelect;
 
-function userOrder(raw: string | null | undefined): Prisma.UserOrderByWithRelationInput[] {
-  return prismaOrderBy<Prisma.UserOrderByWithRelationInput>(orderTerms(raw, USER_ORDER_FIELDS, DEFAULT_USER_ORDER), 'id');
-}
+/** Each sort column's type and nullability, for cursors (`shared/cursor.ts`). */
+const USER_KEY_COLUMNS: Record<string, KeyColumn> = {
+  created_at: { sql: 'u.created_at', type: { kind: 'timestamptz' }, nullable: false },
+  name: { sql: 'u.name', type: { kind: 'text' }, nullable: false },
+  email: { sql: 'u.email', type: { kind: 'text' }, nullable: true },
+  last_activity: { sql: 'u.last_activity', type: { kind: 'timestamptz' }, nullable: true },
+  id: { sql: 'u.id', type: { kind: 'uuid' }, nullable: false },
+};
 
-export async function listUsers(prisma: PrismaClient, organizationId: string, args: Partial<UsersArgs>): Promise<Page<User>> {
+export async function listUsers(
+  prisma: PrismaClient,
+  organizationId: string,
+  args: Partial<UsersArgs> & { cursor?: string | null },
+  cursors?: CursorCodec,
+): Promise<Page<User>> {
+  checkCursorWithOffset(args.cursor, args.offset);
   const { limit, offset } = pageBounds(args);
+  const order = orderTerms(args.order_by, USER_ORDER_FIELDS, DEFAULT_USER_ORDER);
+  const { limit: _limit, offset: _offset, order_by: _order, cursor: _cursor, ...filters } = args;
+  const terms = keyTerms(order, USER_KEY_COLUMNS, 'id');
+  const scope: CursorScope = { list: 'users', organizationId, order: terms, filters };
+  const after = args.cursor && cursors ? cursors.decode(args.cursor, scope) : undefined;
   const where: Prisma.UserWhereInput = {
     AND: [
       { organization_id: organizationId },
@@ -38,12 +63,42 @@ export async function listUsers(prisma: PrismaClient, organizationId: string, ar
       args.created_at__lte ? { created_at: { lte: args.created_at__lte } } : {},
     ],
   };
-  const [items, total] = await Promise.all([
-    prisma.user.findMany({ where, orderBy: userOrder(args.order_by), skip: offset, take: limit, select: USER_SELECT }),
-    prisma.user.count({ where }),
-  ]);
-  return { items, limit, offset, total };
+  const take = cursors ? limit + 1 : limit;
+  // Prisma's query API cannot say "after this key" with NULL-aware mixed directions: a cursor's page
+  // is one raw statement in the same order (orderByClause sorts as prismaOrderBy does).
+  const rows = after
+    ? prisma.$queryRaw<User[]>`
+        SELECT ${USER_COLUMNS} FROM users u
+        WHERE u.organization_id = ${organizationId}::uuid
+          ${args.organization_id ? Prisma.sql`AND u.organization_id = ${args.organization_id}::uuid` : Prisma.empty}
+          ${args.entity_id ? Prisma.sql`AND u.entity_id = ${args.entity_id}::uuid` : Prisma.empty}
+          ${args.created_at__gte ? Prisma.sql`AND u.created_at >= ${args.created_at__gte}` : Prisma.empty}
+          ${args.created_at__lte ? Prisma.sql`AND u.created_at <= ${args.created_at__lte}` : Prisma.empty}
+          AND ${keysetCondition(terms, after)}
+        ORDER BY ${orderByClause(order, USER_ORDER_COLUMNS, 'u.id')}
+        LIMIT ${take}`
+    : prisma.user.findMany({
+        where,
+        orderBy: prismaOrderBy<Prisma.UserOrderByWithRelationInput>(order, 'id'),
+        skip: offset,
+        take,
+        select: USER_SELECT,
+      });
+  const [found, total] = await Promise.all([rows, prisma.user.count({ where })]);
+  const hasNextPage = found.length > limit;
+  const items = hasNextPage ? found.slice(0, limit) : found;
+  if (!cursors) return { items, limit, offset, total };
+  const last = items[items.length - 1] as unknown as Record<string, unknown> | undefined;
+  const endCursor = last
+    ? cursors.encode(
+        scope,
+        terms.map((t) => keyValueOf(last[t.field])),
+      )
+    : (args.cursor ?? null);
+  return { items, limit, offset, total, ...cursorFields(hasNextPage, endCursor) };
 }
+
+const USER_ORDER_COLUMNS: Record<string, string> = Object.fromEntries(Object.entries(USER_KEY_COLUMNS).map(([f, c]) => [f, c.sql]));
 
 /** The columns of USER_SELECT, for the raw statements of the per-request loaders. */
 const USER_COLUMNS = Prisma.raw(
@@ -84,4 +139,11 @@ export async function listUsersByDealership(
   for (const count of counts) pages.get(count.dealership_id)!.total = Number(count.total);
   for (const { row_number: _rank, ...user } of rows) pages.get(user.dealership_id!)?.items.push(user);
   return pages;
+}
+
+/** What a user's answer depends on, read before it (conditional requests): `updated_at`, moved by every write. */
+export async function userVersion(prisma: PrismaClient, organizationId: string, id: string): Promise<Date | null> {
+  const rows = await prisma.$queryRaw<{ updated_at: Date }[]>`
+    SELECT u.updated_at FROM users u WHERE u.id = ${id}::uuid AND u.organization_id = ${organizationId}::uuid`;
+  return rows[0]?.updated_at ?? null;
 }

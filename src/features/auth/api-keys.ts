@@ -81,4 +81,3 @@ export function touchApiKey(prisma: PrismaClient, keyId: string, lastUsedAt: Dat
   prisma.apiKey.update({ where: { id: keyId }, data: { last_used_at: new Date(now) } }).catch(() => undefined);
   return true;
 }
-

@@ -128,7 +128,8 @@ describe.each(['pglite', 'postgres'] as const)('compiled GraphQL execution answe
 
   it('compiles every document above that names its operation rightly: the comparisons ran the compiled path', async () => {
     const compiler = new CompiledDocuments(await buildAppSchema());
-    for (const [name, query] of documents.filter(([, , , operationName]) => !operationName)) {
+    // C3's document stays on graphql-js by design (a conditional field before its key's other field).
+    for (const [name, query] of documents.filter(([name, , , operationName]) => !operationName && !name.startsWith('C3'))) {
       compiler.compiledFor('org', name, parse(query), null);
       expect([name, compiler.compiledFor('org', name, parse(query), null) !== undefined]).toEqual([name, true]);
     }

@@ -40,6 +40,8 @@ import {
   isNonNullType,
   isObjectType,
   Kind,
+  locatedError,
+  type GraphQLResolveInfo,
   TypeInfo,
   ValidationContext,
   valueFromASTUntyped,
@@ -49,6 +51,7 @@ import {
   type FragmentDefinitionNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type SelectionNode,
   type SelectionSetNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
@@ -139,6 +142,11 @@ export class CompiledDocuments {
     if (fields > this.limits.maxExpandedFields) {
       entry.refused = true;
       this.onCompilation?.(organizationId, 'too_wide', 0);
+      return;
+    }
+    if (!keysInSameOrder(document, operationName)) {
+      entry.refused = true;
+      this.onCompilation?.(organizationId, 'not_compilable', 0);
       return;
     }
     const started = performance.now();
@@ -244,6 +252,58 @@ export function expandedFieldCount(document: DocumentNode, bound = Number.POSITI
     if (total > bound) return total;
   }
   return total;
+}
+
+const isConditional = (selection: SelectionNode) =>
+  selection.directives?.some((d) => d.name.value === 'skip' || d.name.value === 'include') ?? false;
+
+/**
+ * graphql-jit places a response key where its first field node stands, even when @skip/@include
+ * removes that node and the key comes from a later one; graphql-js places it at the later one. A
+ * document where a conditional selection names a response key that appears again later in the same
+ * selection (fragments read in place, fields of one key merged) could be answered with its keys in
+ * another order: it stays on graphql-js. The walk is bounded: only documents of at most
+ * COMPILATION.maxExpandedFields fields get here.
+ */
+function keysInSameOrder(document: DocumentNode, operationName: string | null): boolean {
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode =>
+      d.kind === Kind.OPERATION_DEFINITION && (operationName === null || d.name?.value === operationName),
+  );
+  if (!operation) return false;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const check = (selectionSets: readonly SelectionSetNode[]): boolean => {
+    const keys: { key: string; conditional: boolean }[] = [];
+    const fields = new Map<string, SelectionSetNode[]>();
+    const collect = (selectionSet: SelectionSetNode, conditional: boolean, depth: number): void => {
+      for (const selection of selectionSet.selections) {
+        const underCondition = conditional || isConditional(selection);
+        if (selection.kind === Kind.FIELD) {
+          const key = selection.alias?.value ?? selection.name.value;
+          keys.push({ key, conditional: underCondition });
+          const sub = fields.get(key) ?? [];
+          if (selection.selectionSet) sub.push(selection.selectionSet);
+          fields.set(key, sub);
+        } else if (depth < 50) {
+          const inner =
+            selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : fragments.get(selection.name.value)?.selectionSet;
+          if (inner) collect(inner, underCondition, depth + 1);
+        }
+      }
+    };
+    for (const selectionSet of selectionSets) collect(selectionSet, false, 0);
+    const conditionalSeen = new Set<string>();
+    for (const { key, conditional } of keys) {
+      if (conditionalSeen.has(key)) return false;
+      if (conditional) conditionalSeen.add(key);
+    }
+    // A key only ever conditional is placed alike; one conditional then unconditional is not (returned above).
+    for (const sub of fields.values()) if (sub.length > 0 && !check(sub)) return false;
+    return true;
+  };
+  return check([operation.selectionSet]);
 }
 
 /**
@@ -385,7 +445,19 @@ export function inDocumentOrder(
  * and whether their errors are in the answer depends on timing. The answer is taken once they
  * have all settled.
  */
-const pendingResolvers = new WeakMap<object, Set<PromiseLike<unknown>>>();
+interface ResolverTracker {
+  pending: Set<PromiseLike<unknown>>;
+  /** Rejections of resolvers, with where: graphql-js drops those that reach a subtree already nulled. */
+  failures: { error: unknown; info: GraphQLResolveInfo }[];
+}
+
+const trackers = new WeakMap<object, ResolverTracker>();
+
+function pathToArray(path: GraphQLResolveInfo['path'] | undefined): (string | number)[] {
+  const keys: (string | number)[] = [];
+  for (let at = path; at; at = at.prev) keys.unshift(at.key);
+  return keys;
+}
 
 function trackResolvers(schema: GraphQLSchema): void {
   for (const type of Object.values(schema.getTypeMap())) {
@@ -394,15 +466,25 @@ function trackResolvers(schema: GraphQLSchema): void {
       const resolve = field.resolve;
       if (!resolve || resolve === defaultFieldResolver) continue;
       field.resolve = (source, args, context: object, info) => {
-        const result = resolve(source, args, context, info);
+        const tracker = trackers.get(context);
+        let result: unknown;
+        try {
+          result = resolve(source, args, context, info);
+        } catch (error) {
+          // Thrown at once: graphql-js drops it too when its subtree was already nulled.
+          tracker?.failures.push({ error, info });
+          throw error;
+        }
         if (result instanceof Promise) {
-          const pending = pendingResolvers.get(context);
-          if (pending) {
+          if (tracker) {
             const settled: Promise<boolean> = result.then(
-              () => pending.delete(settled),
-              () => pending.delete(settled),
+              () => tracker.pending.delete(settled),
+              (error: unknown) => {
+                tracker.failures.push({ error, info });
+                return tracker.pending.delete(settled);
+              },
             );
-            pending.add(settled);
+            tracker.pending.add(settled);
           }
         }
         return result;
@@ -484,8 +566,8 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
     variables: Record<string, unknown>,
   ): Promise<ExecutionResult> => {
     const context = request.context as object;
-    const pending = new Set<PromiseLike<unknown>>();
-    pendingResolvers.set(context, pending);
+    const tracker: ResolverTracker = { pending: new Set(), failures: [] };
+    trackers.set(context, tracker);
     try {
       const result = await execute({
         schema,
@@ -495,11 +577,18 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
         // The client's own operationName: Apollo's is null when it names no operation of the document.
         operationName: request.request.operationName,
       });
-      while (pending.size > 0) await Promise.all([...pending]);
+      while (tracker.pending.size > 0) await Promise.all([...tracker.pending]);
       if (!result.errors || !operation) return result;
-      return { ...result, errors: oneErrorPerNulledSubtree(result.data, inDocumentOrder(request.document, operation, result.errors)) };
+      // Every resolver's error, those graphql-js dropped included, so that which one stands for a
+      // nulled subtree does not depend on which came first.
+      const known = new Set(result.errors.map((error) => error.originalError ?? error));
+      const dropped = tracker.failures
+        .filter(({ error }) => !known.has(error as Error))
+        .map(({ error, info }) => locatedError(error, info.fieldNodes, pathToArray(info.path)));
+      const errors = inDocumentOrder(request.document, operation, [...result.errors, ...dropped]);
+      return { ...result, errors: oneErrorPerNulledSubtree(result.data, errors) };
     } finally {
-      pendingResolvers.delete(context);
+      trackers.delete(context);
     }
   };
 

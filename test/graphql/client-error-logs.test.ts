@@ -33,7 +33,8 @@ describe.each(DATABASE_KINDS)('client errors in the log on %s', (kind) => {
         await graphql(server, '{ reports(limit: 100000) { total } }', {}, key),
         await graphql(server, `{ reports { items { ${'counter { '.repeat(20)}token${' }'.repeat(20)} } } }`, {}, key),
       ];
-      for (const answer of answers) expect(answer.body.errors?.[0]?.extensions?.code).toMatch(/BAD_USER_INPUT|GRAPHQL_VALIDATION_FAILED|QUERY_TOO_COMPLEX/);
+      for (const answer of answers)
+        expect(answer.body.errors?.[0]?.extensions?.code).toMatch(/BAD_USER_INPUT|GRAPHQL_VALIDATION_FAILED|QUERY_TOO_COMPLEX/);
     } finally {
       logger.level = level;
       write.mockRestore();

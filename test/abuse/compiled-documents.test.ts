@@ -98,6 +98,26 @@ describe.each(DATABASE_KINDS)('compiled documents over HTTP on %s', (kind) => {
     );
   });
 
+  it("N2: a compilation is charged to the organization's budget (1 point), once", async () => {
+    const key = server.keys[2] ?? server.keys[0]!;
+    const document = '{ charged: dealerships(limit: 3) { total items { id name } } }';
+    const remaining = async () => {
+      const response = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ query: document }),
+      });
+      expect(response.status).toBe(200);
+      return Number(/;r=(\d+)/.exec(response.headers.get('ratelimit') ?? '')![1]);
+    };
+    const [first, second, third, fourth] = [await remaining(), await remaining(), await remaining(), await remaining()];
+    const price = first - second;
+    expect(price).toBeGreaterThan(0);
+    // The second sighting compiled it (charged after its answer): the third pays for it.
+    expect(second - third).toBe(price + COMPILATION.chargePoints);
+    expect(third - fourth).toBe(price);
+  });
+
   it('N2: keyless (introspection) documents are never compiled', async () => {
     const before = await scrape();
     for (let i = 0; i < 3; i += 1) expect((await graphql(server, '{ __schema { types { name } } }')).status).toBe(200);

@@ -88,6 +88,7 @@ export async function createApp(context: AppContext): Promise<Express> {
     await graphqlRouter(schema, services('graphql'), {
       // A debugging aid that production never honours: traces carry file paths.
       exposeStackTraces: config.graphqlStackTraces && config.nodeEnv !== 'production',
+      registry: metrics.registry,
     }),
   );
   // Built once from the same schema the REST layer runs, so the document cannot drift from it.

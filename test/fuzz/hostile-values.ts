@@ -159,6 +159,33 @@ export function nestedJsonText(depth: number, kind: 'array' | 'object' | 'mixed'
 }
 
 /** JSON text: ordinary values, deep nesting, huge arrays, prototype keys, hostile strings. */
+/** Values of a JSON filter other than an object: non-JSON numbers, scalars, arrays, deep nesting. */
+export const JSON_FILTER_SCALARS = [
+  'NaN',
+  '-NaN',
+  'Infinity',
+  '-Infinity',
+  '1e400',
+  '-0',
+  '0',
+  '1',
+  '1.5',
+  'true',
+  'false',
+  'null',
+  '"x"',
+  '""',
+  '[]',
+  '[1,2]',
+  '[NaN]',
+  '[{"a":1}]',
+  '{"vehicle":NaN}',
+  '{"vehicle":[Infinity]}',
+  '{"vehicle":{"brand":[1,{"a":null}]}}',
+  `${'{"a":'.repeat(200)}1${'}'.repeat(200)}`,
+  `${'['.repeat(500)}${']'.repeat(500)}`,
+];
+
 export const hostileJsonText: fc.Arbitrary<string> = fc.oneof(
   { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)) },
   { weight: 2, arbitrary: hostileString.map((s) => JSON.stringify({ vehicle: { vin: s } })) },
@@ -188,6 +215,8 @@ export const hostileJsonText: fc.Arbitrary<string> = fc.oneof(
       '{"folder_sold":{"status":true}}',
     ),
   },
+  // JSON filter values that are not objects (issue 22: `state__contains=NaN` was a 500)
+  { weight: 2, arbitrary: fc.constantFrom(...JSON_FILTER_SCALARS) },
   // not JSON at all, or broken JSON
   {
     weight: 2,

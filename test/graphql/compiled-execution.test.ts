@@ -13,18 +13,23 @@ import { REST_ROUTES } from '../../src/api/rest/routes';
 import { startTestServer, type TestServer } from '../support/server';
 
 describe('compiled documents', () => {
-  it('compiles a document on its second sighting and keeps at most its capacity, least recently used out', async () => {
-    const documents = new CompiledDocuments(await buildAppSchema(), 3);
+  it('compiles a document on its second sighting by one organization; over its byte bound the least recently used go', async () => {
+    const schema = await buildAppSchema();
     const document = parse('{ dealerships { total } }');
-    expect(documents.compiledFor('a', document, null)).toBeUndefined();
-    const compiled = documents.compiledFor('a', document, null);
+    // Room for one compiled document (2 expanded fields) and a sighting or two.
+    const documents = new CompiledDocuments(schema, { bytesPerExpandedField: 1_000, bytesPerSighting: 100, organizationBytes: 2_300 });
+    expect(documents.compiledFor('org', 'a', document, null)).toBeUndefined();
+    const compiled = documents.compiledFor('org', 'a', document, null);
     expect(compiled && isCompiledQuery(compiled)).toBe(true);
-    expect(documents.compiledFor('a', document, null)).toBe(compiled);
-    for (const key of ['b', 'c', 'd']) documents.compiledFor(key, document, null);
-    expect(documents.size).toBe(3);
+    expect(documents.compiledFor('org', 'a', document, null)).toBe(compiled);
+    // Another organization's sighting is its own: not compiled on its first.
+    expect(documents.compiledFor('other', 'a', document, null)).toBeUndefined();
+    for (const key of ['b', 'c']) documents.compiledFor('org', key, document, null);
+    documents.compiledFor('org', 'b', document, null);
     // 'a' was the least recently used: gone, so it starts over at its first sighting.
-    expect(documents.compiledFor('a', document, null)).toBeUndefined();
-    expect(documents.compiledCount).toBe(0);
+    expect(documents.compiledFor('org', 'a', document, null)).toBeUndefined();
+    expect(documents.compiledCount('org')).toBe(1);
+    expect(documents.bytes('org')).toBeLessThanOrEqual(2_300);
   });
 });
 
@@ -76,6 +81,36 @@ describe.each(['pglite', 'postgres'] as const)('compiled GraphQL execution answe
     // operationName naming no operation of the document (found by the HTTP fuzzer): graphql-js's answer.
     ['an operationName the document lacks', 'query op_1 { dealerships { total } }', () => ({}), 'Op'],
     ['introspection', '{ __type(name: "ReportPage") { name fields { name type { name kind } } } }', () => ({})],
+    // Issue 22, from generated documents:
+    [
+      'C1: a refused argument nulls all of data while other fields fail later: the same errors',
+      `{ a: report(report_id: "00000000-0000-4000-8000-000000000000") { token } b: reports(limit: 100000) { total }
+         c: report(report_id: "00000000-0000-4000-8000-000000000001") { token } d: dealerships(limit: -1) { total } }`,
+      () => ({}),
+    ],
+    ['C2: the default of a non-null variable not sent', 'query ($v: Int! = 1) { users(offset: $v) { offset } }', () => ({})],
+    [
+      'C3: an error at a field also selected under a @skip that removes it',
+      `query ($t: Boolean! = true) { report(report_id: "00000000-0000-4000-8000-000000000000") @skip(if: $t) { token }
+         report(report_id: "00000000-0000-4000-8000-000000000000") { token } }`,
+      () => ({}),
+    ],
+    [
+      'C4: null for a nullable variable where the argument is non-null with a default',
+      'query ($v: Int) { dealerships(offset: $v) { total } }',
+      () => ({ v: null }),
+    ],
+    [
+      'N10: null for a @skip condition whose variable has a default',
+      'query ($s: Boolean = false) { dealerships @skip(if: $s) { total } }',
+      () => ({ s: null }),
+    ],
+    [
+      'C5: errors of several root fields, in document order',
+      `{ z: report(report_id: "00000000-0000-4000-8000-000000000002") { token } dealerships { total }
+         a: report(report_id: "00000000-0000-4000-8000-000000000001") { token } m: users(order_by: ",") { total } }`,
+      () => ({}),
+    ],
   ];
 
   // Rows as objects: with tuples of uneven length, jest would take a missing last element for `done`.
@@ -87,14 +122,16 @@ describe.each(['pglite', 'postgres'] as const)('compiled GraphQL execution answe
       // The document was answered: not a wholesale failure hiding a difference.
       expect(first.status).toBeLessThan(500);
       expect(first.body).toMatch(/"data"|"errors"/);
+      expect(first.body).not.toContain('INTERNAL_SERVER_ERROR');
     },
   );
 
   it('compiles every document above that names its operation rightly: the comparisons ran the compiled path', async () => {
     const compiler = new CompiledDocuments(await buildAppSchema());
-    for (const [name, query] of documents.filter(([, , , operationName]) => !operationName)) {
-      compiler.compiledFor(name, parse(query), null);
-      expect([name, compiler.compiledFor(name, parse(query), null) !== undefined]).toEqual([name, true]);
+    // C3's document stays on graphql-js by design (a conditional field before its key's other field).
+    for (const [name, query] of documents.filter(([name, , , operationName]) => !operationName && !name.startsWith('C3'))) {
+      compiler.compiledFor('org', name, parse(query), null);
+      expect([name, compiler.compiledFor('org', name, parse(query), null) !== undefined]).toEqual([name, true]);
     }
   });
 });

@@ -1,108 +1,625 @@
 /**
- * Execution of the documents this instance sees again and again by graphql-jit: a client's queries
- * are a handful of fixed documents, and a compiled one resolves and completes exactly its selection
- * instead of graphql-js walking it field by field on every request (the REST routes' documents
- * are compiled the same way, rest/sofa-adapter.ts). Same schema, same resolvers.
+ * Execution of the documents an organization sends again and again by graphql-jit: a client's
+ * queries are a handful of fixed documents, and a compiled one resolves and completes exactly its
+ * selection instead of graphql-js walking it field by field on every request (the REST routes'
+ * documents are compiled the same way, rest/sofa-adapter.ts). Same schema, same resolvers.
  *
- * Compiling costs milliseconds and memory, so a document is compiled on its second sighting only,
- * and at most MAX_COMPILED_DOCUMENTS are kept, the least recently used going first: a client sending
- * a new document each time pays graphql-js's price, never a compilation per request. Mutations stay
- * on graphql-js (they run once each; createLead's serial semantics are graphql-js's).
+ * Compiling is work and memory (measured: ~20 µs of CPU per expanded field, one report's
+ * ~320-field document 6-18 ms, 3,200 fields 60 ms; a 20-alias document of 48,000 expanded fields
+ * blocked the event loop 1-2 s and kept ~120 MB, ~2.5 kB a field), so a document is compiled only
+ * when it is cheap and worth it:
+ * - it is a query sent with a key (keyless introspection never is), the same organization's
+ *   COMPILATION.sightings-th sighting of it;
+ * - its selection, fragments expanded (counted without expanding them), has at most
+ *   COMPILATION.maxExpandedFields fields: the widest legitimate document (one report with its
+ *   whole `data`, ~320 fields) compiles, anything much wider stays on graphql-js;
+ * - the cache is bounded in estimated bytes, per organization and in total: an organization
+ *   evicts its own documents first, and the total bound evicts from the largest organization, so
+ *   one tenant's stream of new documents never evicts another's (N8);
+ * - each compilation is charged to the organization (COMPILATION.chargePoints of its budget).
+ * Mutations stay on graphql-js (they run once each; createLead's serial semantics are graphql-js's).
+ *
+ * The compiled answer must be graphql-js's, byte for byte. graphql-jit differs where errors are
+ * concerned (which errors of a nulled subtree it reports, their locations under @skip/@include, a
+ * non-null variable's default), so an answer of the compiled path that carries an error is thrown
+ * away and the document is run again on graphql-js: errors are rare, and the compiled path stays
+ * for the answers without any. Both paths then report errors in document order (graphql-js's own
+ * order follows which database answer came first), and a variable's explicit null for a non-null
+ * argument or directive is refused before either runs (graphql-js raised it as an internal error
+ * in the middle of execution, graphql-jit ignored it for @skip/@include).
  *
  * Apollo Server takes another executor only through its gateway interface; this gateway serves the
  * one local schema and has nothing else of a gateway.
  */
 import type { ApolloServerOptionsWithGateway } from '@apollo/server';
-import { execute, getVariableValues, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import {
+  defaultFieldResolver,
+  execute,
+  getVariableValues,
+  GraphQLError,
+  isNonNullType,
+  isObjectType,
+  Kind,
+  locatedError,
+  type GraphQLResolveInfo,
+  TypeInfo,
+  ValidationContext,
+  valueFromASTUntyped,
+  type DocumentNode,
+  type ExecutionResult,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { RequestContext } from '../../features/context';
 
 type Gateway = NonNullable<ApolloServerOptionsWithGateway<never>['gateway']>;
 type Executor = NonNullable<Awaited<ReturnType<Gateway['load']>>['executor']>;
 
-/** Documents kept compiled (and documents seen once, remembered to be recognised the second time). */
-export const MAX_COMPILED_DOCUMENTS = 500;
+export const COMPILATION = {
+  /** Compiled on the organization's n-th sighting of the document: one-off documents never are. */
+  sightings: 2,
+  /**
+   * Fields after fragments expand: one report's whole document is 322, compiled in 6-18 ms on a
+   * quiet machine (20 ms median at load 12 on 2 cores; 644 fields 22 ms, 1,610 fields 45 ms): the
+   * widest legitimate document is compiled, twice that is not.
+   */
+  maxExpandedFields: 400,
+  /** Estimated heap kept per expanded field of a compiled document once run (~2.5 kB measured, rounded up). */
+  bytesPerExpandedField: 3_000,
+  /** Estimated heap of a document remembered as seen (its key and bookkeeping). */
+  bytesPerSighting: 300,
+  /** Estimated bytes kept for one organization's documents: ~16 one-report documents, ~250 pages of 20 fields. */
+  organizationBytes: 16 * 1024 * 1024,
+  /** Estimated bytes kept for all organizations together. */
+  totalBytes: 128 * 1024 * 1024,
+  /** Points of the organization's budget a compilation costs (a page request costs 2-3). */
+  chargePoints: 1,
+} as const;
+
+export type CompilationLimits = { [K in keyof typeof COMPILATION]: number };
 
 interface Entry {
   sightings: number;
+  bytes: number;
   compiled?: CompiledQuery;
+  /** Not to be compiled: too wide, or graphql-jit could not. */
+  refused?: true;
 }
 
+interface Partition {
+  /** Least recently used first (Map keeps insertion order). */
+  entries: Map<string, Entry>;
+  bytes: number;
+}
+
+export type CompilationOutcome = 'compiled' | 'too_wide' | 'not_compilable';
+
 export class CompiledDocuments {
-  private readonly entries = new Map<string, Entry>();
+  private readonly partitions = new Map<string, Partition>();
+  private totalBytes = 0;
+  readonly limits: CompilationLimits;
 
   constructor(
     private readonly schema: GraphQLSchema,
-    private readonly capacity = MAX_COMPILED_DOCUMENTS,
-  ) {}
+    limits: Partial<CompilationLimits> = {},
+    private readonly onCompilation?: (organizationId: string, outcome: CompilationOutcome, milliseconds: number) => void,
+  ) {
+    this.limits = { ...COMPILATION, ...limits };
+  }
 
-  /** The compiled form of a document seen before under this key, compiling it now if needed. */
-  compiledFor(key: string, document: DocumentNode, operationName: string | null): CompiledQuery | undefined {
-    const entry = this.entries.get(key) ?? { sightings: 0 };
-    // Most recently used last: Map keeps insertion order.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
-    entry.sightings += 1;
-    if (!entry.compiled && entry.sightings >= 2) {
-      const result = compileQuery(this.schema, document, operationName ?? undefined);
-      // A document graphql-js validated but graphql-jit cannot compile stays on graphql-js.
-      if (!isCompiledQuery(result)) {
-        entry.sightings = Number.NEGATIVE_INFINITY;
-        return undefined;
-      }
-      entry.compiled = result;
+  /**
+   * The compiled form of a document this organization sent before under this key, compiling it
+   * now if it is worth it; undefined: run it on graphql-js.
+   */
+  compiledFor(organizationId: string, key: string, document: DocumentNode, operationName: string | null): CompiledQuery | undefined {
+    let partition = this.partitions.get(organizationId);
+    if (!partition) {
+      partition = { entries: new Map(), bytes: 0 };
+      this.partitions.set(organizationId, partition);
     }
+    let entry = partition.entries.get(key);
+    if (entry) {
+      partition.entries.delete(key);
+    } else {
+      entry = { sightings: 0, bytes: this.limits.bytesPerSighting + key.length * 2 };
+      this.resize(partition, entry.bytes);
+    }
+    partition.entries.set(key, entry);
+    entry.sightings += 1;
+    if (!entry.compiled && !entry.refused && entry.sightings >= this.limits.sightings)
+      this.compile(organizationId, partition, entry, document, operationName);
+    this.evict(partition, key);
     return entry.compiled;
   }
 
-  get size(): number {
-    return this.entries.size;
+  private compile(organizationId: string, partition: Partition, entry: Entry, document: DocumentNode, operationName: string | null): void {
+    const fields = expandedFieldCount(document, this.limits.maxExpandedFields);
+    if (fields > this.limits.maxExpandedFields) {
+      entry.refused = true;
+      this.onCompilation?.(organizationId, 'too_wide', 0);
+      return;
+    }
+    if (!keysInSameOrder(document, operationName)) {
+      entry.refused = true;
+      this.onCompilation?.(organizationId, 'not_compilable', 0);
+      return;
+    }
+    const started = performance.now();
+    const result = compileQuery(this.schema, document, operationName ?? undefined);
+    const milliseconds = performance.now() - started;
+    // A document graphql-js validated but graphql-jit cannot compile stays on graphql-js.
+    if (!isCompiledQuery(result)) {
+      entry.refused = true;
+      this.onCompilation?.(organizationId, 'not_compilable', milliseconds);
+      return;
+    }
+    entry.compiled = result;
+    const bytes = fields * this.limits.bytesPerExpandedField;
+    this.resize(partition, bytes);
+    entry.bytes += bytes;
+    this.onCompilation?.(organizationId, 'compiled', milliseconds);
   }
 
-  get compiledCount(): number {
-    return [...this.entries.values()].filter((entry) => entry.compiled).length;
+  private resize(partition: Partition, delta: number): void {
+    partition.bytes += delta;
+    this.totalBytes += delta;
+  }
+
+  /** Over its own bound an organization loses its least recently used documents; over the total, the largest one does. */
+  private evict(current: Partition, keep: string): void {
+    while (current.bytes > this.limits.organizationBytes && this.dropOldest(current, current, keep));
+    while (this.totalBytes > this.limits.totalBytes) {
+      let largest: [string, Partition] | undefined;
+      for (const candidate of this.partitions) if (!largest || candidate[1].bytes > largest[1].bytes) largest = candidate;
+      if (!largest || !this.dropOldest(largest[1], current, keep)) break;
+      if (largest[1].entries.size === 0) this.partitions.delete(largest[0]);
+    }
+  }
+
+  /** Drops the partition's least recently used entry other than the one being served. */
+  private dropOldest(partition: Partition, current: Partition, keep: string): boolean {
+    for (const [key, entry] of partition.entries) {
+      if (partition === current && key === keep) continue;
+      partition.entries.delete(key);
+      this.resize(partition, -entry.bytes);
+      return true;
+    }
+    return false;
+  }
+
+  /** Estimated bytes kept (compiled documents and remembered sightings), all organizations or one. */
+  bytes(organizationId?: string): number {
+    return organizationId === undefined ? this.totalBytes : (this.partitions.get(organizationId)?.bytes ?? 0);
+  }
+
+  /** Documents compiled and kept, all organizations or one. */
+  compiledCount(organizationId?: string): number {
+    const partitions =
+      organizationId === undefined ? [...this.partitions.values()] : [this.partitions.get(organizationId)].filter((p) => p !== undefined);
+    let count = 0;
+    for (const partition of partitions) for (const entry of partition.entries.values()) if (entry.compiled) count += 1;
+    return count;
+  }
+
+  /** Documents remembered (compiled or seen), all organizations. */
+  get size(): number {
+    let size = 0;
+    for (const partition of this.partitions.values()) size += partition.entries.size;
+    return size;
   }
 }
 
 /**
- * graphql-jit's errors imitate graphql-js's but leave `extensions` undefined, which Apollo reads as
- * an internal error whatever the resolver threw: give Apollo graphql-js's own, the cause kept.
+ * Fields of the operation's selection with every fragment spread expanded, counted without
+ * expanding anything (each fragment's count is computed once), so a document whose expansion is
+ * astronomically large is measured in time linear in its text. Stops counting past `bound`.
  */
-function asGraphqlJsError(error: GraphQLError): GraphQLError {
-  const normalized = new GraphQLError(error.message, {
-    path: error.path,
-    originalError: error.originalError ?? undefined,
-    extensions: error.extensions ?? undefined,
-  });
-  if (error.locations) Object.assign(normalized, { locations: error.locations });
-  return normalized;
+export function expandedFieldCount(document: DocumentNode, bound = Number.POSITIVE_INFINITY): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const fragmentCounts = new Map<string, number>();
+  const countSelections = (selectionSet: SelectionSetNode | undefined, visiting: Set<string>): number => {
+    let count = 0;
+    for (const selection of selectionSet?.selections ?? []) {
+      if (selection.kind === Kind.FIELD) count += 1 + countSelections(selection.selectionSet, visiting);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) count += countSelections(selection.selectionSet, visiting);
+      else {
+        const name = selection.name.value;
+        let fragmentCount = fragmentCounts.get(name);
+        if (fragmentCount === undefined) {
+          // Cycles are refused by validation; counted as unbounded should one get here.
+          if (visiting.has(name)) return Number.POSITIVE_INFINITY;
+          visiting.add(name);
+          fragmentCount = countSelections(fragments.get(name)?.selectionSet, visiting);
+          visiting.delete(name);
+          fragmentCounts.set(name, fragmentCount);
+        }
+        count += fragmentCount;
+      }
+      if (count > bound) return count;
+    }
+    return count;
+  };
+  let total = 0;
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION) total += countSelections(definition.selectionSet, new Set());
+    if (total > bound) return total;
+  }
+  return total;
 }
 
-export function compiledExecutionGateway(schema: GraphQLSchema, documents = new CompiledDocuments(schema)): Gateway {
+const isConditional = (selection: SelectionNode) =>
+  selection.directives?.some((d) => d.name.value === 'skip' || d.name.value === 'include') ?? false;
+
+/**
+ * graphql-jit places a response key where its first field node stands, even when @skip/@include
+ * removes that node and the key comes from a later one; graphql-js places it at the later one. A
+ * document where a conditional selection names a response key that appears again later in the same
+ * selection (fragments read in place, fields of one key merged) could be answered with its keys in
+ * another order: it stays on graphql-js. The walk is bounded: only documents of at most
+ * COMPILATION.maxExpandedFields fields get here.
+ */
+function keysInSameOrder(document: DocumentNode, operationName: string | null): boolean {
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode =>
+      d.kind === Kind.OPERATION_DEFINITION && (operationName === null || d.name?.value === operationName),
+  );
+  if (!operation) return false;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const check = (selectionSets: readonly SelectionSetNode[]): boolean => {
+    const keys: { key: string; conditional: boolean }[] = [];
+    const fields = new Map<string, SelectionSetNode[]>();
+    const collect = (selectionSet: SelectionSetNode, conditional: boolean, depth: number): void => {
+      for (const selection of selectionSet.selections) {
+        const underCondition = conditional || isConditional(selection);
+        if (selection.kind === Kind.FIELD) {
+          const key = selection.alias?.value ?? selection.name.value;
+          keys.push({ key, conditional: underCondition });
+          const sub = fields.get(key) ?? [];
+          if (selection.selectionSet) sub.push(selection.selectionSet);
+          fields.set(key, sub);
+        } else if (depth < 50) {
+          const inner =
+            selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : fragments.get(selection.name.value)?.selectionSet;
+          if (inner) collect(inner, underCondition, depth + 1);
+        }
+      }
+    };
+    for (const selectionSet of selectionSets) collect(selectionSet, false, 0);
+    const conditionalSeen = new Set<string>();
+    for (const { key, conditional } of keys) {
+      if (conditionalSeen.has(key)) return false;
+      if (conditional) conditionalSeen.add(key);
+    }
+    // A key only ever conditional is placed alike; one conditional then unconditional is not (returned above).
+    for (const sub of fields.values()) if (sub.length > 0 && !check(sub)) return false;
+    return true;
+  };
+  return check([operation.selectionSet]);
+}
+
+/**
+ * Variables declared nullable but used where the argument (or directive argument) is non-null,
+ * allowed by graphql-js's validation when that argument has a default: an explicit null then
+ * fails in the middle of execution as an error without a code (an internal error to the client),
+ * and graphql-jit ignores it for @skip/@include. Found once per operation.
+ */
+const nullRefusingVariables = new WeakMap<OperationDefinitionNode, Map<string, string>>();
+
+function variablesRefusingNull(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Map<string, string> {
+  let found = nullRefusingVariables.get(operation);
+  if (!found) {
+    found = new Map();
+    const context = new ValidationContext(schema, document, new TypeInfo(schema), () => undefined);
+    const nullable = new Set(
+      (operation.variableDefinitions ?? []).filter((d) => d.type.kind !== Kind.NON_NULL_TYPE).map((d) => d.variable.name.value),
+    );
+    for (const usage of context.getRecursiveVariableUsages(operation)) {
+      const name = usage.node.name.value;
+      if (nullable.has(name) && usage.type && isNonNullType(usage.type) && !found.has(name)) found.set(name, String(usage.type));
+    }
+    nullRefusingVariables.set(operation, found);
+  }
+  return found;
+}
+
+function explicitNullErrors(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  coerced: Record<string, unknown>,
+): GraphQLError[] {
+  const errors: GraphQLError[] = [];
+  for (const [name, type] of variablesRefusingNull(schema, document, operation)) {
+    if (coerced[name] !== null) continue;
+    const definition = operation.variableDefinitions?.find((d) => d.variable.name.value === name);
+    errors.push(
+      new GraphQLError(`Variable "$${name}" is used where a value of type "${type}" is required: it must not be null.`, {
+        nodes: definition,
+        extensions: { code: 'BAD_USER_INPUT' },
+      }),
+    );
+  }
+  return errors;
+}
+
+/**
+ * graphql-jit's own variable parsing ignores the default of a non-null variable: the defaults of
+ * the variables not sent are handed over as if sent (as JSON values, which graphql-jit coerces).
+ */
+function withDefaults(operation: OperationDefinitionNode, variables: Record<string, unknown>): Record<string, unknown> {
+  let merged: Record<string, unknown> | undefined;
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (definition.defaultValue && !(name in variables)) {
+      merged ??= { ...variables };
+      merged[name] = valueFromASTUntyped(definition.defaultValue, variables);
+    }
+  }
+  return merged ?? variables;
+}
+
+/**
+ * The errors in document order of their paths (then list index), so the same document gets the
+ * same answer whichever database answer came first. Each path is placed by the position of its
+ * response keys among their siblings in the document (fragments read in place, each once per
+ * selection, as graphql-js collects fields); errors without a path (request errors) come first.
+ */
+export function inDocumentOrder(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  errors: readonly GraphQLError[],
+): readonly GraphQLError[] {
+  if (errors.length < 2) return errors;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  interface Level {
+    order: Map<string, number>;
+    fields: Map<string, FieldNode[]>;
+  }
+  const levels = new Map<string, Level>();
+  const levelOf = (selectionSets: readonly SelectionSetNode[], cacheKey: string): Level => {
+    let level = levels.get(cacheKey);
+    if (level) return level;
+    level = { order: new Map(), fields: new Map() };
+    const visited = new Set<string>();
+    const collect = (selectionSet: SelectionSetNode) => {
+      for (const selection of selectionSet.selections) {
+        if (selection.kind === Kind.FIELD) {
+          const responseKey = selection.alias?.value ?? selection.name.value;
+          if (!level!.order.has(responseKey)) level!.order.set(responseKey, level!.order.size);
+          const same = level!.fields.get(responseKey) ?? [];
+          same.push(selection);
+          level!.fields.set(responseKey, same);
+        } else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
+        else if (!visited.has(selection.name.value)) {
+          visited.add(selection.name.value);
+          const fragment = fragments.get(selection.name.value);
+          if (fragment) collect(fragment.selectionSet);
+        }
+      }
+    };
+    for (const selectionSet of selectionSets) collect(selectionSet);
+    levels.set(cacheKey, level);
+    return level;
+  };
+  const positionOf = (path: readonly (string | number)[] | undefined): number[] => {
+    if (!path) return [];
+    const position: number[] = [];
+    let selectionSets: readonly SelectionSetNode[] = [operation.selectionSet];
+    let cacheKey = '';
+    for (const key of path) {
+      if (typeof key === 'number') {
+        position.push(key);
+        continue;
+      }
+      const level = levelOf(selectionSets, cacheKey);
+      position.push(level.order.get(key) ?? Number.MAX_SAFE_INTEGER);
+      selectionSets = (level.fields.get(key) ?? []).flatMap((field) => (field.selectionSet ? [field.selectionSet] : []));
+      cacheKey += `.${key}`;
+    }
+    return position;
+  };
+  const positions = new Map(errors.map((error) => [error, positionOf(error.path)]));
+  return [...errors].sort((a, b) => {
+    if (!a.path !== !b.path) return a.path ? 1 : -1;
+    const pa = positions.get(a)!;
+    const pb = positions.get(b)!;
+    for (let i = 0; i < Math.min(pa.length, pb.length); i += 1) if (pa[i] !== pb[i]) return pa[i]! - pb[i]!;
+    return pa.length - pb.length;
+  });
+}
+
+/**
+ * Promises returned by resolvers, per request being run by graphql-js: when a field error nulls a
+ * non-null parent (or all of `data`), graphql-js answers at once while the other fields still run,
+ * and whether their errors are in the answer depends on timing. The answer is taken once they
+ * have all settled.
+ */
+interface ResolverTracker {
+  pending: Set<PromiseLike<unknown>>;
+  /** Rejections of resolvers, with where: graphql-js drops those that reach a subtree already nulled. */
+  failures: { error: unknown; info: GraphQLResolveInfo }[];
+}
+
+const trackers = new WeakMap<object, ResolverTracker>();
+
+function pathToArray(path: GraphQLResolveInfo['path'] | undefined): (string | number)[] {
+  const keys: (string | number)[] = [];
+  for (let at = path; at; at = at.prev) keys.unshift(at.key);
+  return keys;
+}
+
+function trackResolvers(schema: GraphQLSchema): void {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const resolve = field.resolve;
+      if (!resolve || resolve === defaultFieldResolver) continue;
+      field.resolve = (source, args, context: object, info) => {
+        const tracker = trackers.get(context);
+        let result: unknown;
+        try {
+          result = resolve(source, args, context, info);
+        } catch (error) {
+          // Thrown at once: graphql-js drops it too when its subtree was already nulled.
+          tracker?.failures.push({ error, info });
+          throw error;
+        }
+        if (result instanceof Promise) {
+          if (tracker) {
+            const settled: Promise<boolean> = result.then(
+              () => tracker.pending.delete(settled),
+              (error: unknown) => {
+                tracker.failures.push({ error, info });
+                return tracker.pending.delete(settled);
+              },
+            );
+            tracker.pending.add(settled);
+          }
+        }
+        return result;
+      };
+    }
+  }
+}
+
+/**
+ * The errors a nulled subtree leaves in graphql-js's answer depend on which came first: of the
+ * errors whose path lies below a `null` that replaced their parent (not the field itself), only
+ * the first in document order is kept, for each such null. The errors are in document order.
+ */
+function oneErrorPerNulledSubtree(data: unknown, errors: readonly GraphQLError[]): readonly GraphQLError[] {
+  const seen = new Set<string>();
+  return errors.filter((error) => {
+    if (!error.path || error.path.length === 0) return true;
+    let value: unknown = data;
+    let depth = 0;
+    // Walk the answer along the error's path until a null (or nothing) is met.
+    while (depth < error.path.length && value !== null && value !== undefined && typeof value === 'object') {
+      value = (value as Record<string | number, unknown>)[error.path[depth]!];
+      depth += 1;
+    }
+    const reachedItself = depth === error.path.length;
+    if (reachedItself) return true;
+    // `value` is null at error.path[0..depth) (depth 0: data itself is null).
+    const nulledAt = JSON.stringify(error.path.slice(0, depth));
+    if (seen.has(nulledAt)) return false;
+    seen.add(nulledAt);
+    return true;
+  });
+}
+
+export interface CompiledExecutionOptions {
+  /** Prometheus registry for the cache's size and the compilations (none: not measured). */
+  registry?: Registry;
+  /** Charges a compilation to the organization (its budget); failures are ignored. */
+  chargeCompilation?: (organizationId: string, points: number) => Promise<unknown>;
+  limits?: Partial<CompilationLimits>;
+}
+
+export function compiledExecutionGateway(schema: GraphQLSchema, options: CompiledExecutionOptions = {}): Gateway {
+  trackResolvers(schema);
+  const compilations = options.registry
+    ? new Counter({
+        name: 'vr_graphql_compilations_total',
+        help: 'GraphQL documents considered for compilation by graphql-jit, by outcome (compiled, too_wide, not_compilable).',
+        labelNames: ['outcome'] as const,
+        registers: [options.registry],
+      })
+    : undefined;
+  const documents = new CompiledDocuments(schema, options.limits, (organizationId, outcome) => {
+    compilations?.inc({ outcome });
+    if (outcome === 'compiled') void options.chargeCompilation?.(organizationId, COMPILATION.chargePoints).catch(() => undefined);
+  });
+  if (options.registry) {
+    new Gauge({
+      name: 'vr_graphql_compiled_documents_bytes',
+      help: 'Estimated heap kept by compiled GraphQL documents and remembered sightings (bounded per organization and in total).',
+      registers: [options.registry],
+      collect() {
+        this.set(documents.bytes());
+      },
+    });
+    new Gauge({
+      name: 'vr_graphql_compiled_documents',
+      help: 'GraphQL documents kept compiled by graphql-jit.',
+      registers: [options.registry],
+      collect() {
+        this.set(documents.compiledCount());
+      },
+    });
+  }
+
+  const runOnGraphqlJs = async (
+    request: Parameters<Executor>[0],
+    operation: OperationDefinitionNode | undefined,
+    variables: Record<string, unknown>,
+  ): Promise<ExecutionResult> => {
+    const context = request.context as object;
+    const tracker: ResolverTracker = { pending: new Set(), failures: [] };
+    trackers.set(context, tracker);
+    try {
+      const result = await execute({
+        schema,
+        document: request.document,
+        contextValue: request.context,
+        variableValues: variables,
+        // The client's own operationName: Apollo's is null when it names no operation of the document.
+        operationName: request.request.operationName,
+      });
+      while (tracker.pending.size > 0) await Promise.all([...tracker.pending]);
+      if (!result.errors || !operation) return result;
+      // Every resolver's error, those graphql-js dropped included, so that which one stands for a
+      // nulled subtree does not depend on which came first.
+      const known = new Set(result.errors.map((error) => error.originalError ?? error));
+      const dropped = tracker.failures
+        .filter(({ error }) => !known.has(error as Error))
+        .map(({ error, info }) => locatedError(error, info.fieldNodes, pathToArray(info.path)));
+      const errors = inDocumentOrder(request.document, operation, [...result.errors, ...dropped]);
+      return { ...result, errors: oneErrorPerNulledSubtree(result.data, errors) };
+    } finally {
+      trackers.delete(context);
+    }
+  };
+
   const executor: Executor = async (request) => {
     const variables = request.request.variables ?? {};
     // No operation when operationName names none in the document: graphql-js answers that below.
-    const operation = request.operation as typeof request.operation | undefined;
+    const operation = request.operation as OperationDefinitionNode | undefined;
+    if (!operation) return runOnGraphqlJs(request, operation, variables);
+    // Variables are judged by graphql-js first: its errors name the variable definition, which is
+    // what makes Apollo answer them 400 BAD_USER_INPUT (graphql-jit's do not).
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
+    if (coerced.errors) return { errors: coerced.errors };
+    const nullErrors = explicitNullErrors(schema, request.document, operation, coerced.coerced);
+    if (nullErrors.length > 0) return { errors: nullErrors };
+    const organizationId = (request.context as RequestContext).principal?.organizationId;
     const compiled =
-      operation?.operation === 'query'
-        ? documents.compiledFor(`${request.queryHash}:${request.operationName ?? ''}`, request.document, request.operationName)
+      operation.operation === 'query' && organizationId !== undefined
+        ? documents.compiledFor(
+            organizationId,
+            `${request.queryHash}:${request.operationName ?? ''}`,
+            request.document,
+            request.operationName,
+          )
         : undefined;
-    if (operation && compiled) {
-      // Variables are judged by graphql-js first: its errors name the variable definition, which
-      // is what makes Apollo answer them 400 BAD_USER_INPUT (graphql-jit's do not).
-      const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
-      if (coerced.errors) return { errors: coerced.errors };
-      const result = (await compiled.query(undefined, request.context, variables)) as ExecutionResult;
-      return result.errors ? { ...result, errors: result.errors.map(asGraphqlJsError) } : result;
+    if (compiled) {
+      const result = (await compiled.query(undefined, request.context, withDefaults(operation, variables))) as ExecutionResult;
+      // Errors are where graphql-jit's answer may differ from graphql-js's: graphql-js answers them.
+      if (!result.errors) return result;
     }
-    return execute({
-      schema,
-      document: request.document,
-      contextValue: request.context,
-      variableValues: variables,
-      // The client's own operationName: Apollo's is null when it names no operation of the document.
-      operationName: request.request.operationName,
-    });
+    return runOnGraphqlJs(request, operation, variables);
   };
   return {
     load: async () => ({ executor }),

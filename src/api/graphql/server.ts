@@ -9,6 +9,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
+import type { Registry } from 'prom-client';
 import type { RequestContext } from '../../features/context';
 import { logger } from '../../platform/logger';
 import { invalidInput } from '../../shared/errors';
@@ -32,12 +33,18 @@ export const MAX_DOCUMENT_TOKENS = 10_000;
 export interface GraphqlOptions {
   /** Stack traces in error responses: for debugging only, never in production. */
   exposeStackTraces: boolean;
+  /** Where the compiled documents' cache reports its size and compilations (none: not measured). */
+  registry?: Registry;
 }
 
 export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices, options: GraphqlOptions): Promise<Router> {
   const server = new ApolloServer<RequestContext>({
     // The one schema, executed by graphql-jit for the documents seen again and again (compiled-execution.ts).
-    gateway: compiledExecutionGateway(schema),
+    // Compilations are charged to the organization's budget like the statements of a request.
+    gateway: compiledExecutionGateway(schema, {
+      registry: options.registry,
+      chargeCompilation: (organizationId, points) => services.rateLimits.requests.consume(organizationId, Math.max(1, Math.ceil(points))),
+    }),
     introspection: true,
     includeStacktraceInErrorResponses: options.exposeStackTraces,
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },

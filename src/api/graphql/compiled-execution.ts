@@ -57,6 +57,7 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RequestContext } from '../../features/context';
+import { expandedFieldCount } from './selection-shape';
 
 type Gateway = NonNullable<ApolloServerOptionsWithGateway<never>['gateway']>;
 type Executor = NonNullable<Awaited<ReturnType<Gateway['load']>>['executor']>;
@@ -139,7 +140,7 @@ export class CompiledDocuments {
   }
 
   private compile(organizationId: string, partition: Partition, entry: Entry, document: DocumentNode, operationName: string | null): void {
-    const fields = expandedFieldCount(document, this.limits.maxExpandedFields);
+    const fields = expandedFieldCount(document);
     if (fields > this.limits.maxExpandedFields) {
       entry.refused = true;
       this.onCompilation?.(organizationId, 'too_wide', 0);
@@ -213,46 +214,6 @@ export class CompiledDocuments {
     for (const partition of this.partitions.values()) size += partition.entries.size;
     return size;
   }
-}
-
-/**
- * Fields of the operation's selection with every fragment spread expanded, counted without
- * expanding anything (each fragment's count is computed once), so a document whose expansion is
- * astronomically large is measured in time linear in its text. Stops counting past `bound`.
- */
-export function expandedFieldCount(document: DocumentNode, bound = Number.POSITIVE_INFINITY): number {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions)
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  const fragmentCounts = new Map<string, number>();
-  const countSelections = (selectionSet: SelectionSetNode | undefined, visiting: Set<string>): number => {
-    let count = 0;
-    for (const selection of selectionSet?.selections ?? []) {
-      if (selection.kind === Kind.FIELD) count += 1 + countSelections(selection.selectionSet, visiting);
-      else if (selection.kind === Kind.INLINE_FRAGMENT) count += countSelections(selection.selectionSet, visiting);
-      else {
-        const name = selection.name.value;
-        let fragmentCount = fragmentCounts.get(name);
-        if (fragmentCount === undefined) {
-          // Cycles are refused by validation; counted as unbounded should one get here.
-          if (visiting.has(name)) return Number.POSITIVE_INFINITY;
-          visiting.add(name);
-          fragmentCount = countSelections(fragments.get(name)?.selectionSet, visiting);
-          visiting.delete(name);
-          fragmentCounts.set(name, fragmentCount);
-        }
-        count += fragmentCount;
-      }
-      if (count > bound) return count;
-    }
-    return count;
-  };
-  let total = 0;
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.OPERATION_DEFINITION) total += countSelections(definition.selectionSet, new Set());
-    if (total > bound) return total;
-  }
-  return total;
 }
 
 const isConditional = (selection: SelectionNode) =>

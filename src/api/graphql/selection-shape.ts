@@ -64,3 +64,10 @@ export function selectionShapes(document: DocumentNode): Map<OperationDefinition
   }
   return shapes;
 }
+
+/** Fields of all the document's operations once fragments expand (see `selectionShapes`). */
+export function expandedFieldCount(document: DocumentNode): number {
+  let total = 0;
+  for (const shape of selectionShapes(document).values()) total += shape.fields;
+  return Math.min(total, Number.MAX_SAFE_INTEGER);
+}

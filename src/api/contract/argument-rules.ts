@@ -106,6 +106,10 @@ function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCh
       if (typeof value !== 'string' || new RegExp(rule.pattern, 'u').test(value)) return { ok: true, value };
       return { ok: false, error: errors.stringPatternMismatch(raw, rule.pattern) };
     }
+    case 'jsonObject': {
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ok: true, value };
+      return { ok: false, error: errors.valueError(raw, JSON_OBJECT_REQUIRED) };
+    }
     case 'jsonSize': {
       if (JSON.stringify(value).length > rule.maxLength) {
         return { ok: false, error: errors.valueError(raw, `JSON value longer than ${rule.maxLength} characters`) };
@@ -116,6 +120,9 @@ function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCh
       return { ok: true, value };
   }
 }
+
+/** Also the reference app's words (parity/fastapi_app.py `json_object`). */
+export const JSON_OBJECT_REQUIRED = 'a JSON object is required, e.g. {"folder_sold":{"status":true}}';
 
 /** Pydantic's own item for `EmailStr` (a `PydanticCustomError`, hence `reason` in ctx). */
 function invalidEmail(input: unknown, reason: string): LocatedLater {

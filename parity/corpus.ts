@@ -126,6 +126,7 @@ export function buildCorpus(ids: Ids): ParityRequest[] {
     get('integers', `${list}?limit=1&limit=2`);
     get('order_by', `${list}?order_by=nope`);
     get('order_by', `${list}?order_by=`);
+    get('order_by', `${list}?order_by`);
     get('order_by', `${list}?order_by=,`);
     get('order_by', `${list}?order_by=${q(' created_at')}`);
     get('order_by', `${list}?order_by=-created_at`);

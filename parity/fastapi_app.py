@@ -67,7 +67,7 @@ PLACEHOLDERS = ["name", "link", "dealership", "folder_name", "organization"]
 
 def order_by_validator(allowed):
     def check(value: Optional[str]) -> Optional[str]:
-        if value is None or value == "":
+        if value is None:
             return value
         for term in value.split(","):
             field = term[1:] if term.startswith("-") else term

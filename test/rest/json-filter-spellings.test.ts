@@ -113,6 +113,20 @@ describe.each(['pglite', 'postgres'] as const)('JSON filter spellings (%s)', (ki
     expect(item!.msg).toContain('send the filter as JSON text, e.g. state__contains={"folder_sold":{"status":true}}');
   });
 
+  it('the 4,096-character bound counts the text as sent, as the maxLength of the document does', async () => {
+    const padded = (length: number) => `{"a":"${'x'.repeat(length - 8)}"}`; // {"a":"…"} is 8 characters + the x's
+    expect(padded(4096)).toHaveLength(4096);
+    expect(await total(`state__contains=${b(padded(4096))}`)).toBe(0);
+    // Whitespace is text too: an object whose compact JSON is short but whose text is over the bound.
+    // (`+` is a space in a query string: the request stays under the 8 KiB query bound.)
+    const spaced = `${b('{"a":1')}${'+'.repeat(4100)}${b('}')}`;
+    for (const encoded of [b(padded(4097)), spaced]) {
+      const { status, body } = await get(`state__contains=${encoded}`);
+      expect(status).toBe(422);
+      expect((body as ErrorBody).detail[0]!.msg).toBe('Value error, JSON value longer than 4096 characters');
+    }
+  });
+
   it('GraphQL refuses a non-object filter as bad input', async () => {
     const response = await fetch(`${server.url}/graphql`, {
       method: 'POST',

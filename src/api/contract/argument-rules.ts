@@ -77,7 +77,8 @@ function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCh
       return checked.ok ? { ok: true, value: checked.normalized } : { ok: false, error: invalidEmail(raw, checked.reason) };
     }
     case 'orderBy': {
-      if (typeof value !== 'string' || value === '') return { ok: true, value };
+      // An empty value names the empty field, as a FastAPI validator splitting on commas reads it (issue 24).
+      if (typeof value !== 'string') return { ok: true, value };
       const { unknown } = parseOrderBy(value, rule.fields);
       if (unknown.length === 0) return { ok: true, value };
       const field = unknown[0]!.replace(/^-/, '');
@@ -111,7 +112,9 @@ function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCh
       return { ok: false, error: errors.valueError(raw, JSON_OBJECT_REQUIRED) };
     }
     case 'jsonSize': {
-      if (JSON.stringify(value).length > rule.maxLength) {
+      // The text as sent (a query value), counted as the document's `maxLength` counts it; a GraphQL value's JSON text.
+      const length = typeof raw === 'string' ? codePoints(raw) : JSON.stringify(value).length;
+      if (length > rule.maxLength) {
         return { ok: false, error: errors.valueError(raw, `JSON value longer than ${rule.maxLength} characters`) };
       }
       return { ok: true, value };

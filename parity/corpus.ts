@@ -236,6 +236,10 @@ export function buildCorpus(ids: Ids): ParityRequest[] {
   lead('bodies', 'unknown placeholder', JSON.stringify({ ...ok, custom_sms: 'Hello {nom}' }));
   lead('bodies', 'long custom_sms', JSON.stringify({ ...ok, custom_sms: 's'.repeat(481) }));
   lead('bodies', 'extra field', JSON.stringify({ ...ok, colour: 'red' }));
+  // A cross-field rule (sendEmail needs email) runs like a model validator: after every field passed,
+  // so beside a field error only the field error is reported (the reference has no such rule).
+  lead('bodies', 'sendEmail without email beside a field error', JSON.stringify({ ...ok, sendEmail: true, name: 'n'.repeat(101) }));
+  lead('bodies', 'errors in declaration order', JSON.stringify({ custom_sms: 7, sendPhone: 'x', name: 5, dealership: 'x', lang: 'xx' }));
   lead('bodies', 'booleans as strings', JSON.stringify({ ...ok, sendEmail: 'false', sendPhone: 'no' }));
   for (const email of EMAILS) lead('e-mail', `email ${JSON.stringify(email)}`, JSON.stringify({ ...ok, email }));
   lead('idempotency key', 'Idempotency-Key too long', JSON.stringify(ok), { ...json, 'idempotency-key': 'k'.repeat(256) });

@@ -167,8 +167,7 @@ class CreateLead(BaseModel):
             return value
         for name in re.findall(r"\{([^{}]*)\}", value):
             if name not in PLACEHOLDERS:
-                allowed = ", ".join("{" + p + "}" for p in PLACEHOLDERS)
-                raise ValueError(f"unknown placeholder {{{name}}}; allowed: {allowed}")
+                raise ValueError(f"unknown placeholder {{{name}}}")
         return value
 
 

@@ -88,8 +88,8 @@ function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCh
       if (typeof value !== 'string') return { ok: true, value };
       const unknown = [...value.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]!).find((name) => !rule.allowed.includes(name));
       if (unknown === undefined) return { ok: true, value };
-      const allowed = rule.allowed.map((p) => `{${p}}`).join(', ');
-      return { ok: false, error: errors.valueError(raw, `unknown placeholder {${unknown}}; allowed: ${allowed}`) };
+      // The allowed placeholders are in the document (the field's description), not in each message.
+      return { ok: false, error: errors.valueError(raw, `unknown placeholder {${unknown}}`) };
     }
     case 'searchTerms': {
       if (typeof value !== 'string') return { ok: true, value };
@@ -133,7 +133,8 @@ function invalidEmail(input: unknown, reason: string): LocatedLater {
 }
 
 /**
- * Rules that relate arguments, checked once each argument has passed its own: a phone number's
+ * Rules that relate arguments, checked once every argument has passed its own (callers run them
+ * only then, as Pydantic runs a model validator only after every field validated): a phone number's
  * region depends on the language, a send flag requires its contact field. `valid` names the
  * arguments whose values passed; `values` is updated with normalized values. `modelInput` is what
  * Pydantic reports as the input of a missing field (the whole body).
@@ -154,7 +155,8 @@ export function checkCrossRules(
         const region = (typeof language === 'string' && REGION_OF_LANGUAGE[language]) || DEFAULT_PHONE_REGION;
         const parsed = parsePhoneNumberFromString(value, region);
         if (!parsed || !parsed.isPossible()) {
-          found.push(errors.atLoc([arg.name], errors.valueError(value, 'value is not a possible phone number')));
+          // The FastAPI ecosystem's phone type's words (pydantic-extra-types `PhoneNumber`).
+          found.push(errors.atLoc([arg.name], errors.customValueError(value, 'value is not a valid phone number')));
           passed.delete(arg.name);
         } else {
           values[arg.name] = parsed.number;

@@ -59,7 +59,9 @@ export function validateArguments(input: ValidationInput): ValidationResult {
     if (location === 'body') validateBody(args, input, variables, found);
     else validateParameters(location, args, input, variables, found);
   }
-  // Rules between arguments, like a model validator: once every argument has been read.
+  // Rules between arguments, like a Pydantic model validator (mode 'after'): only once every
+  // argument has passed its own checks; a field error hides them.
+  if (found.length > 0) return { ok: false, errors: found };
   const failed = new Set(found.map((item) => argumentOf(item, input)));
   const passed = new Set(input.args.map((arg) => arg.name).filter((name) => !failed.has(name) && name in variables));
   const modelInput = isPlainObject(input.body) ? input.body : undefined;

@@ -29,6 +29,7 @@ export default tseslint.config(
       '.data/',
       'bench/results/',
       'bench/.peers/',
+      'clients/.tools/',
       'examples/graphql-operations.ts',
     ],
   },

@@ -134,14 +134,9 @@ export interface components {
          */
         ReportPage: {
             items: components["schemas"]["ReportCompact"][];
-            /** Format: int32 */
             limit?: number | null;
-            /** Format: int32 */
             offset?: number | null;
-            /**
-             * Format: int32
-             * @description matches for the filters, ignoring limit and offset
-             */
+            /** @description matches for the filters, ignoring limit and offset */
             total?: number | null;
             /** @description the `cursor` of the next page, null at the end (and on nested lists, which take no cursor) */
             next_cursor?: string | null;
@@ -160,7 +155,6 @@ export interface components {
             data: components["schemas"]["ReportCompactData"];
             /** Format: uuid */
             organization_id: string;
-            /** Format: uuid */
             dealership_id?: string | null;
             /** @description the creator; for lists, spec 2.2 "profile" (id, name, email, phone) */
             profile?: {
@@ -201,50 +195,40 @@ export interface components {
             updated_at: string;
             /** Format: uuid */
             organization_id: string;
-            /** Format: uuid */
             dealership_id?: string | null;
-            /**
-             * Format: uuid
-             * @description the creator (a user); null for leads
-             */
+            /** @description the creator (a user); null for leads */
             profile_id?: string | null;
             data: components["schemas"]["ReportData"];
             state: components["schemas"]["ReportState"];
             /** @enum {string} */
             type: "inspection" | "counter_inspection" | "after_sale" | "marketing" | "rental" | "insurance" | "remote" | "extra_plate" | "extra_vin" | "extra_scoring";
             valid: boolean;
-            real_costs?: components["schemas"]["RealCosts"] | (never | null);
-            /**
-             * Format: uuid
-             * @description the client of a lead
-             */
+            real_costs?: components["schemas"]["RealCosts"] | null;
+            /** @description the client of a lead */
             contact_id?: string | null;
-            /**
-             * Format: uuid
-             * @description the original report of a counter-inspection
-             */
+            /** @description the original report of a counter-inspection */
             counter_id?: string | null;
         };
         /** ReportData */
         ReportData: {
-            vehicle?: components["schemas"]["Vehicle"] | (never | null);
-            metadata?: components["schemas"]["ReportMetadata"] | (never | null);
+            vehicle?: components["schemas"]["Vehicle"] | null;
+            metadata?: components["schemas"]["ReportMetadata"] | null;
             valuations?: unknown;
-            visualization?: components["schemas"]["Visualization"] | (never | null);
+            visualization?: components["schemas"]["Visualization"] | null;
         };
         /** Vehicle */
         Vehicle: {
             vin?: string | null;
             date?: string | null;
             damages?: unknown[] | null;
-            engine?: components["schemas"]["VehicleEngine"] | (never | null);
-            tires?: components["schemas"]["VehicleTires"] | (never | null);
-            history?: components["schemas"]["VehicleHistory"] | (never | null);
-            license?: components["schemas"]["VehicleLicense"] | (never | null);
-            roadtest?: components["schemas"]["VehicleRoadtest"] | (never | null);
-            finitions?: components["schemas"]["VehicleFinitions"] | (never | null);
-            registration?: components["schemas"]["VehicleRegistration"] | (never | null);
-            specifications?: components["schemas"]["VehicleSpecifications"] | (never | null);
+            engine?: components["schemas"]["VehicleEngine"] | null;
+            tires?: components["schemas"]["VehicleTires"] | null;
+            history?: components["schemas"]["VehicleHistory"] | null;
+            license?: components["schemas"]["VehicleLicense"] | null;
+            roadtest?: components["schemas"]["VehicleRoadtest"] | null;
+            finitions?: components["schemas"]["VehicleFinitions"] | null;
+            registration?: components["schemas"]["VehicleRegistration"] | null;
+            specifications?: components["schemas"]["VehicleSpecifications"] | null;
         };
         /** VehicleEngine */
         VehicleEngine: {
@@ -256,13 +240,9 @@ export interface components {
             FRBrand?: string | null;
             RLBrand?: string | null;
             RRBrand?: string | null;
-            /** Format: double */
             FLDepth?: number | null;
-            /** Format: double */
             FRDepth?: number | null;
-            /** Format: double */
             RLDepth?: number | null;
-            /** Format: double */
             RRDepth?: number | null;
             FLDimension?: string | null;
             FRDimension?: string | null;
@@ -277,13 +257,12 @@ export interface components {
             isCommercialUse?: boolean | null;
             isAgriculturalUse?: boolean | null;
             isCollectionVehicle?: boolean | null;
-            importInformation?: components["schemas"]["HistoryImportInformation"] | (never | null);
-            accidentInformation?: components["schemas"]["HistoryAccidentInformation"] | (never | null);
-            administrativeStatus?: components["schemas"]["HistoryAdministrativeStatus"] | (never | null);
+            importInformation?: components["schemas"]["HistoryImportInformation"] | null;
+            accidentInformation?: components["schemas"]["HistoryAccidentInformation"] | null;
+            administrativeStatus?: components["schemas"]["HistoryAdministrativeStatus"] | null;
             pdf_url?: string | null;
             providers?: unknown[] | null;
             lastUpdateDate?: string | null;
-            /** Format: double */
             numberOfOwners?: number | null;
             ownershipHistory?: unknown[] | null;
             technicalInspections?: unknown[] | null;
@@ -301,7 +280,6 @@ export interface components {
         HistoryAccidentInformation: {
             accidentHistory?: unknown[] | null;
             lastAccidentDate?: string | null;
-            /** Format: double */
             numberOfAccidents?: number | null;
             lastResolutionDate?: string | null;
         };
@@ -381,23 +359,14 @@ export interface components {
         };
         /** VehicleSpecifications */
         VehicleSpecifications: {
-            /** Format: double */
             age?: number | null;
-            /** Format: double */
             keys?: number | null;
-            /** Format: double */
             year?: number | null;
-            /** Format: double */
             doors?: number | null;
-            /** Format: double */
             power?: number | null;
-            /** Format: double */
             seats?: number | null;
-            /** Format: double */
             cylinder?: number | null;
-            /** Format: double */
             emissionCO2?: number | null;
-            /** Format: double */
             fiscalPower?: number | null;
             fuel?: string | null;
             brand?: string | null;
@@ -431,8 +400,8 @@ export interface components {
             token?: string | null;
             creator?: string | null;
             dealership?: string | null;
-            marketing?: components["schemas"]["MetadataMarketing"] | (never | null);
-            individual?: components["schemas"]["MetadataIndividual"] | (never | null);
+            marketing?: components["schemas"]["MetadataMarketing"] | null;
+            individual?: components["schemas"]["MetadataIndividual"] | null;
             data_provider?: string | null;
             importedToken?: string | null;
             inspection_link?: string | null;
@@ -441,14 +410,14 @@ export interface components {
             auctioneer_comment?: string | null;
             externalMarketingLink?: string | null;
             externalMarketingToken?: string | null;
-            custom_questions?: (components["schemas"]["MetadataCustomQuestion"] | (never | null))[] | null;
+            custom_questions?: (components["schemas"]["MetadataCustomQuestion"] | null)[] | null;
         };
         /** MetadataMarketing */
         MetadataMarketing: {
-            photos_order?: (components["schemas"]["MarketingPhotoOrderItem"] | (never | null))[] | null;
-            plate?: components["schemas"]["MarketingAsset"] | (never | null);
-            background?: components["schemas"]["MarketingAsset"] | (never | null);
-            banner_bottom?: components["schemas"]["MarketingAsset"] | (never | null);
+            photos_order?: (components["schemas"]["MarketingPhotoOrderItem"] | null)[] | null;
+            plate?: components["schemas"]["MarketingAsset"] | null;
+            background?: components["schemas"]["MarketingAsset"] | null;
+            banner_bottom?: components["schemas"]["MarketingAsset"] | null;
             hotspot?: boolean | null;
             banner_top?: unknown;
             custom_image?: unknown;
@@ -462,7 +431,6 @@ export interface components {
         };
         /** MarketingAsset */
         MarketingAsset: {
-            /** Format: double */
             id?: number | null;
             link?: string | null;
             name?: string | null;
@@ -477,9 +445,7 @@ export interface components {
             foreign?: boolean | null;
             optinEmail?: boolean | null;
             optinPhone?: boolean | null;
-            /** Format: double */
             latitude?: number | null;
-            /** Format: double */
             longitude?: number | null;
             city?: string | null;
             name?: string | null;
@@ -493,7 +459,6 @@ export interface components {
         };
         /** MetadataCustomQuestion */
         MetadataCustomQuestion: {
-            /** Format: double */
             id?: number | null;
             type?: string | null;
             answer?: string | null;
@@ -512,25 +477,24 @@ export interface components {
         };
         /** ReportState */
         ReportState: {
-            folder_created?: components["schemas"]["StateEntry"] | (never | null);
-            folder_estimated?: components["schemas"]["StateEntry"] | (never | null);
-            folder_accepted?: components["schemas"]["StateEntry"] | (never | null);
-            folder_rejected?: components["schemas"]["StateEntry"] | (never | null);
-            folder_instock?: components["schemas"]["StateEntry"] | (never | null);
-            folder_sold?: components["schemas"]["StateEntry"] | (never | null);
-            folder_closed?: components["schemas"]["StateEntry"] | (never | null);
-            folder_completed?: components["schemas"]["StateEntry"] | (never | null);
-            folder_archived?: components["schemas"]["StateEntry"] | (never | null);
-            folder_relisted?: components["schemas"]["StateEntry"] | (never | null);
-            folder_remarketed?: components["schemas"]["StateEntry"] | (never | null);
-            folder_rehabilitated?: components["schemas"]["StateEntry"] | (never | null);
-            counter_inspected?: components["schemas"]["StateEntry"] | (never | null);
-            customer_notified?: components["schemas"]["StateEntry"] | (never | null);
+            folder_created?: components["schemas"]["StateEntry"] | null;
+            folder_estimated?: components["schemas"]["StateEntry"] | null;
+            folder_accepted?: components["schemas"]["StateEntry"] | null;
+            folder_rejected?: components["schemas"]["StateEntry"] | null;
+            folder_instock?: components["schemas"]["StateEntry"] | null;
+            folder_sold?: components["schemas"]["StateEntry"] | null;
+            folder_closed?: components["schemas"]["StateEntry"] | null;
+            folder_completed?: components["schemas"]["StateEntry"] | null;
+            folder_archived?: components["schemas"]["StateEntry"] | null;
+            folder_relisted?: components["schemas"]["StateEntry"] | null;
+            folder_remarketed?: components["schemas"]["StateEntry"] | null;
+            folder_rehabilitated?: components["schemas"]["StateEntry"] | null;
+            counter_inspected?: components["schemas"]["StateEntry"] | null;
+            customer_notified?: components["schemas"]["StateEntry"] | null;
         };
         /** StateEntry */
         StateEntry: {
             name?: string | null;
-            /** Format: double */
             order?: number | null;
             status?: boolean | null;
             description?: string | null;
@@ -538,9 +502,7 @@ export interface components {
         };
         /** RealCosts */
         RealCosts: {
-            /** Format: double */
             salesPrice?: number | null;
-            /** Format: double */
             repairCosts?: number | null;
         };
         /**
@@ -549,7 +511,6 @@ export interface components {
          */
         UserPage: {
             items: components["schemas"]["User"][];
-            /** Format: int32 */
             limit?: number | null;
             /** Format: int32 */
             offset: number;
@@ -579,7 +540,6 @@ export interface components {
             phone?: string | null;
             position?: string | null;
             email?: string | null;
-            /** Format: date-time */
             last_activity?: string | null;
             address?: unknown;
         };
@@ -589,14 +549,9 @@ export interface components {
          */
         DealershipPage: {
             items: components["schemas"]["Dealership"][];
-            /** Format: int32 */
             limit?: number | null;
-            /** Format: int32 */
             offset?: number | null;
-            /**
-             * Format: int32
-             * @description matches for the filters, ignoring limit and offset
-             */
+            /** @description matches for the filters, ignoring limit and offset */
             total?: number | null;
             /** @description the `cursor` of the next page, null at the end (and on nested lists, which take no cursor) */
             next_cursor?: string | null;
@@ -661,45 +616,45 @@ export interface operations {
                 /** @description opaque position returned by the previous page (`next_cursor`, `pageInfo.endCursor`): the page after it, with the same order_by and filters. Not combined with a non-zero offset. */
                 cursor?: string | null;
                 /** @description page size, 0 to 1000 */
-                limit?: number | null;
+                limit?: number;
                 /** @description items to skip, 0 to 2147483647 */
                 offset?: number;
                 /** @description created at or after (inclusive) */
-                created_at__gte?: string | null;
+                created_at__gte?: string;
                 /** @description created at or before (inclusive) */
-                created_at__lte?: string | null;
+                created_at__lte?: string;
                 /** @description updated at or after (inclusive) */
-                updated_at__gte?: string | null;
+                updated_at__gte?: string;
                 /** @description updated at or before (inclusive) */
-                updated_at__lte?: string | null;
-                organization_id?: string | null;
-                dealership_id?: string | null;
-                entity_id?: string | null;
+                updated_at__lte?: string;
+                organization_id?: string;
+                dealership_id?: string;
+                entity_id?: string;
                 /** @description the report creator (a user) */
-                profile_id?: string | null;
-                contact_id?: string | null;
+                profile_id?: string;
+                contact_id?: string;
                 /** @description the original report of a counter-inspection */
-                counter_id?: string | null;
-                token?: string | null;
+                counter_id?: string;
+                token?: string;
                 /** @description exact, case-insensitive, spaces and dashes ignored */
-                vin?: string | null;
+                vin?: string;
                 /** @description exact, case-insensitive, spaces and dashes ignored (AB-123-CD = ab123cd) */
-                license_number?: string | null;
+                license_number?: string;
                 /** @description data.vehicle.specifications.brand, exact, case-insensitive */
-                brand?: string | null;
+                brand?: string;
                 /** @description data.metadata.version, exact, case-insensitive */
-                version?: string | null;
+                version?: string;
                 /** @description case-insensitive substring */
-                organization_name?: string | null;
+                organization_name?: string;
                 /** @description case-insensitive substring */
-                dealership_name?: string | null;
+                dealership_name?: string;
                 /** @description case-insensitive substring */
-                entity_name?: string | null;
+                entity_name?: string;
                 /** @description whitespace-separated terms; each must match (case-insensitive substring) the VIN, plate, brand, model, client name, e-mail, phone, folder name or dealership name */
-                search?: string | null;
+                search?: string;
                 /** @description true: valid reports only; false: invalid ones only */
                 valid?: boolean;
-                type?: "inspection" | "counter_inspection" | "after_sale" | "marketing" | "rental" | "insurance" | "remote" | "extra_plate" | "extra_vin" | "extra_scoring" | null;
+                type?: "inspection" | "counter_inspection" | "after_sale" | "marketing" | "rental" | "insurance" | "remote" | "extra_plate" | "extra_vin" | "extra_scoring";
                 /** @description JSON value that `data` must contain (PostgreSQL @>) */
                 data__contains?: string;
                 /** @description JSON value that `state` must contain (PostgreSQL @>), e.g. {"folder_sold":{"status":true}} */
@@ -707,7 +662,7 @@ export interface operations {
                 /** @description JSON value that `state` must NOT contain */
                 state__not_contains?: string;
                 /** @description comma-separated fields, `-` for descending: created_at, updated_at, token, type, vin, license_number, brand, dealership_name (default -created_at) */
-                order_by?: string | null;
+                order_by?: string;
             };
             header?: never;
             path?: never;
@@ -837,10 +792,7 @@ export interface operations {
                      * @description id of a dealership of the key's organization
                      */
                     dealership: string;
-                    /**
-                     * Format: email
-                     * @description client e-mail; stored on the report, used for the e-mail notification
-                     */
+                    /** @description client e-mail; stored on the report, used for the e-mail notification */
                     email?: string | null;
                     /** @description client phone; normalized to E.164 (region from lang, else FR) */
                     phone?: string | null;
@@ -1141,17 +1093,17 @@ export interface operations {
                 /** @description opaque position returned by the previous page (`next_cursor`, `pageInfo.endCursor`): the page after it, with the same order_by and filters. Not combined with a non-zero offset. */
                 cursor?: string | null;
                 /** @description page size, 0 to 1000 */
-                limit?: number | null;
+                limit?: number;
                 /** @description items to skip, 0 to 2147483647 */
                 offset?: number;
                 /** @description created at or after (inclusive) */
-                created_at__gte?: string | null;
+                created_at__gte?: string;
                 /** @description created at or before (inclusive) */
-                created_at__lte?: string | null;
-                organization_id?: string | null;
-                entity_id?: string | null;
+                created_at__lte?: string;
+                organization_id?: string;
+                entity_id?: string;
                 /** @description comma-separated fields, `-` for descending: created_at, name, email, last_activity (default -created_at) */
-                order_by?: string | null;
+                order_by?: string;
             };
             header?: never;
             path?: never;
@@ -1407,11 +1359,11 @@ export interface operations {
                 /** @description opaque position returned by the previous page (`next_cursor`, `pageInfo.endCursor`): the page after it, with the same order_by and filters. Not combined with a non-zero offset. */
                 cursor?: string | null;
                 /** @description page size, 0 to 1000 */
-                limit?: number | null;
+                limit?: number;
                 /** @description items to skip, 0 to 2147483647 */
                 offset?: number;
                 /** @description comma-separated fields, `-` for descending: name, position, created_at (default position,name) */
-                order_by?: string | null;
+                order_by?: string;
             };
             header?: never;
             path?: never;

@@ -67,7 +67,7 @@ PLACEHOLDERS = ["name", "link", "dealership", "folder_name", "organization"]
 
 def order_by_validator(allowed):
     def check(value: Optional[str]) -> Optional[str]:
-        if value is None or value == "":
+        if value is None:
             return value
         for term in value.split(","):
             field = term[1:] if term.startswith("-") else term
@@ -89,6 +89,14 @@ def search_validator(value: Optional[str]) -> Optional[str]:
     return value
 
 
+def json_object(value: Any) -> Any:
+    """A JSON filter is an object: a containment test of an array or a scalar is not a filter."""
+    if value is not None and not isinstance(value, dict):
+        raise ValueError('a JSON object is required, e.g. {"folder_sold":{"status":true}}')
+    return value
+
+
+JsonFilter = Annotated[Optional[Json[Any]], Query(), AfterValidator(json_object)]
 Limit = Annotated[Optional[int], Query(ge=0, le=1000)]
 Offset = Annotated[int, Query(ge=0, le=2147483647)]
 Uuid = Annotated[Optional[uuid.UUID], Query()]
@@ -125,9 +133,9 @@ def list_reports(
     search: Annotated[Optional[str], Query(max_length=500), AfterValidator(search_validator)] = None,
     valid: bool = True,
     type: Optional[ReportType] = None,
-    data__contains: Annotated[Optional[Json[Any]], Query()] = None,
-    state__contains: Annotated[Optional[Json[Any]], Query()] = None,
-    state__not_contains: Annotated[Optional[Json[Any]], Query()] = None,
+    data__contains: JsonFilter = None,
+    state__contains: JsonFilter = None,
+    state__not_contains: JsonFilter = None,
     order_by: Annotated[Optional[str], Query(max_length=200), AfterValidator(order_by_validator(REPORT_ORDER))] = None,
 ):
     return page_answer(limit, offset)
@@ -159,8 +167,7 @@ class CreateLead(BaseModel):
             return value
         for name in re.findall(r"\{([^{}]*)\}", value):
             if name not in PLACEHOLDERS:
-                allowed = ", ".join("{" + p + "}" for p in PLACEHOLDERS)
-                raise ValueError(f"unknown placeholder {{{name}}}; allowed: {allowed}")
+                raise ValueError(f"unknown placeholder {{{name}}}")
         return value
 
 

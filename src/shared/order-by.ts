@@ -1,7 +1,7 @@
 /**
  * `order_by`: comma-separated field names, each optionally prefixed by `-` for descending
- * (`-updated_at,vin`). The value is either empty (the list's default order) or made of such terms
- * only: no spaces, no empty term. Checked once by the validation pass (api/contract); the
+ * (`-updated_at,vin`). The value is made of such terms only: no spaces, no empty term (an empty
+ * `order_by=` names the empty field and is refused; absent means the list's default order). Checked once by the validation pass (api/contract); the
  * features only turn checked values into ORDER BY clauses.
  */
 import { Prisma } from '../generated/prisma/client';

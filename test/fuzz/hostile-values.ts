@@ -213,6 +213,16 @@ export const hostileJsonText: fc.Arbitrary<string> = fc.oneof(
       '{"a":123456789012345678901234567890}',
       '{"a":1,"a":2}',
       '{"folder_sold":{"status":true}}',
+      // Python's json reads these; a filter must be an object and NaN never matches (issue 24)
+      'NaN',
+      'Infinity',
+      '-Infinity',
+      '[1,2]',
+      '"x"',
+      '1',
+      'true',
+      '{"folder_sold":{"status":NaN}}',
+      '{"a":{"b":[Infinity]}}',
     ),
   },
   // JSON filter values that are not objects (issue 22: `state__contains=NaN` was a 500)

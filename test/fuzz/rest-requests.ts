@@ -109,7 +109,25 @@ function queryString(context: FuzzContext, route: RestRoute): fc.Arbitrary<strin
       weight: 1,
       arbitrary: fc
         .tuple(
-          fc.constantFrom('unknown', '__proto__', 'constructor', 'limit[]', 'limit[a]', 'a[b][c]', 'toString', '', 'LIMIT', 'Limit '),
+          fc.constantFrom(
+            'unknown',
+            '__proto__',
+            'constructor',
+            'limit[]',
+            'limit[a]',
+            'a[b][c]',
+            'toString',
+            '',
+            'LIMIT',
+            'Limit ',
+            // the spellings generators produce for a JSON filter (issue 24): read as the filter or a 422
+            'state__contains[folder_sold][status]',
+            'data__contains[vehicle][vin]',
+            'state__not_contains[__proto__][a]',
+            'state__contains[]',
+            'state__contains[a][]',
+            'state__contains.folder_sold',
+          ),
           hostileString,
         )
         .map(([name, value]) => `${percentEncode(name)}=${percentEncode(value)}`),

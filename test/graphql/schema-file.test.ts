@@ -4,7 +4,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { buildSchema, findBreakingChanges, findDangerousChanges } from 'graphql';
-import { OPENAPI_FILE, openApiFileText, schemaFileText, SCHEMA_FILE } from '../../scripts/emit-schema';
+import {
+  OPENAPI_FILE,
+  openApiFileText,
+  schemaFileText,
+  SCHEMA_FILE,
+  TYPE_POLICIES_FILE,
+  typePoliciesFileText,
+} from '../../scripts/emit-schema';
 import { buildAppSchema } from '../../src/api/graphql/schema';
 
 describe('schema.graphql', () => {
@@ -32,6 +39,10 @@ describe('schema.graphql', () => {
     const schema = buildSchema(readFileSync(SCHEMA_FILE, 'utf8'));
     expect(Object.keys(schema.getQueryType()!.getFields()).sort()).toEqual(['dealerships', 'report', 'reports', 'user', 'users']);
     expect(Object.keys(schema.getMutationType()!.getFields())).toContain('createLead');
+  });
+
+  it('examples/apollo-type-policies.ts is up to date (run npm run schema:emit when this fails)', async () => {
+    expect(readFileSync(TYPE_POLICIES_FILE, 'utf8')).toBe(typePoliciesFileText(await buildAppSchema()));
   });
 
   it('openapi.json is identical to the document the service serves (run npm run schema:emit when this fails)', async () => {

@@ -4,7 +4,7 @@
  * (pages, full reports including leads' nearly empty ones, users, dealerships, a created lead, and
  * the error bodies) validates against the schema the document gives for its status.
  */
-import Ajv, { type ValidateFunction } from 'ajv';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -19,9 +19,10 @@ function withLocalRefs<T>(value: T): T {
   return JSON.parse(JSON.stringify(value).replace(/"#\/components\/schemas\/([^"]+)"/g, '"$1"')) as T;
 }
 
-function openApiAjv(doc: OpenApi): Ajv {
-  // OpenAPI 3.0's own keywords (`nullable` is built into ajv) are annotations to a validator.
-  const ajv = new Ajv({ strict: true, allErrors: true });
+function openApiAjv(doc: OpenApi): Ajv2020 {
+  // OpenAPI 3.1's schemas are JSON Schema 2020-12: ajv's 2020 dialect, strict; OpenAPI's own
+  // annotation keywords declared as such.
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
   addFormats(ajv);
   ajv.addVocabulary(['example', 'externalDocs', 'xml']);
   for (const [name, schema] of Object.entries(withLocalRefs(doc.components.schemas))) ajv.addSchema(schema, name);
@@ -32,7 +33,7 @@ describe.each(['pglite', 'postgres'] as const)('answers validate against /openap
   let server: TestServer;
   let key: string;
   let doc: OpenApi;
-  let ajv: Ajv;
+  let ajv: Ajv2020;
   const compiled = new Map<string, ValidateFunction>();
 
   beforeAll(async () => {

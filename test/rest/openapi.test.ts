@@ -49,7 +49,7 @@ function bodySchema(op: Doc): Doc {
 
 /** Follows a local `$ref` (or an `anyOf: [$ref, null]` wrapper) to the component. */
 function resolve(doc: Doc, schema: Doc): Doc {
-  // A nullable reference is `anyOf: [{ $ref }, null]` (OpenAPI 3.0 has no sibling keywords of $ref).
+  // A nullable reference is `anyOf: [{ $ref }, { type: 'null' }]`, as FastAPI publishes it (OpenAPI 3.1).
   const target = schema?.$ref ?? schema?.anyOf?.[0]?.$ref;
   return target ? doc.components.schemas[String(target).replace('#/components/schemas/', '')] : schema;
 }
@@ -63,14 +63,17 @@ describe('OpenAPI document of the real schema', () => {
     doc = buildOpenApiDocument(schema);
   });
 
-  it('is a valid OpenAPI 3.0.3 document', async () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
     // The validator itself must be able to say no.
     const dangling = { description: 'OK', content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } };
     const broken = { ...doc, paths: { '/x': { get: { responses: { '200': dangling } } } } };
     await expect(validateWithSwaggerParser(broken)).resolves.toMatchObject({ ok: false });
-    await expect(validateWithSwaggerParser(doc)).resolves.toEqual({ ok: true, openapi: '3.0.3' });
-    expect(doc.openapi).toBe('3.0.3');
-    expect(doc.info).toEqual({ title: 'Vehicle Report Public API', version: '1.0.0' });
+    await expect(validateWithSwaggerParser(doc)).resolves.toEqual({ ok: true, openapi: '3.1.0' });
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info).toMatchObject({ title: 'Vehicle Report Public API', version: '1.0.0' });
+    expect(doc.info.description).toMatch(/empty query value/);
+    // No OpenAPI 3.0 keyword is left: nullables are JSON Schema's.
+    expect(JSON.stringify(doc)).not.toContain('"nullable"');
     expect(doc.servers).toEqual([{ url: '/' }]);
   });
 
@@ -103,11 +106,7 @@ describe('OpenAPI document of the real schema', () => {
       expect(field.args.length).toBeGreaterThan(0);
       for (const arg of field.args) {
         const location = locationOf(route, arg.name);
-        // A JSON value in the query string is documented through `content` (its JSON text).
-        const documented =
-          location === 'body'
-            ? bodySchema(op).properties[arg.name]
-            : (parameter(op, arg.name)?.schema ?? parameter(op, arg.name)?.content?.['application/json']?.schema);
+        const documented = location === 'body' ? bodySchema(op).properties[arg.name] : parameter(op, arg.name)?.schema;
         expect([arg.name, documented === undefined]).toEqual([arg.name, false]);
         if (location !== 'body') expect(parameter(op, arg.name).in).toBe(location);
         if (location === 'path') expect(parameter(op, arg.name).required).toBe(true);
@@ -115,7 +114,10 @@ describe('OpenAPI document of the real schema', () => {
         for (const rule of rulesOf(arg)) {
           if (rule.kind === 'range' && rule.ge !== undefined) expect(documented.minimum).toBe(rule.ge);
           if (rule.kind === 'range' && rule.le !== undefined) expect(documented.maximum).toBe(rule.le);
-          if (rule.kind === 'length') expect(documented.maxLength).toBe(rule.max);
+          const bounded = documented.anyOf?.[0] ?? documented; // a nullable body field: anyOf [T, null]
+          if (rule.kind === 'length') expect(bounded.maxLength).toBe(rule.max);
+          if (rule.kind === 'jsonSize') expect(bounded.maxLength).toBe(rule.maxLength);
+          if (rule.kind === 'orderBy' || rule.kind === 'searchTerms') expect(typeof bounded.pattern).toBe('string');
         }
       }
     },
@@ -123,10 +125,18 @@ describe('OpenAPI document of the real schema', () => {
 
   it('documents the api-behaviour.md constraints and the spec defaults by value', () => {
     const reports = operation(doc, 'GET', '/public/reports/');
-    expect(parameter(reports, 'limit').schema).toMatchObject({ type: 'integer', minimum: 0, maximum: 1000, default: 100, nullable: true });
+    // A query parameter is absent or text, never null: its schema does not admit null.
+    expect(parameter(reports, 'limit').schema).toEqual({
+      type: 'integer',
+      format: 'int32',
+      minimum: 0,
+      maximum: 1000,
+      default: 100,
+      description: 'page size, 0 to 1000',
+    });
     expect(parameter(reports, 'offset').schema).toMatchObject({ type: 'integer', minimum: 0, default: 0 });
     expect(parameter(reports, 'valid').schema).toMatchObject({ type: 'boolean', default: true });
-    expect(parameter(reports, 'token').schema).toMatchObject({ type: 'string', format: 'uuid', nullable: true });
+    expect(parameter(reports, 'token').schema).toEqual({ type: 'string', format: 'uuid' });
     expect(parameter(reports, 'created_at__gte').schema).toMatchObject({ type: 'string', format: 'date-time' });
     expect(parameter(reports, 'type').schema.enum).toEqual([
       'inspection',
@@ -140,9 +150,25 @@ describe('OpenAPI document of the real schema', () => {
       'extra_vin',
       'extra_scoring',
     ]);
-    // A JSON object sent as its JSON text: `content`, so that generated clients type it as an object.
-    expect(parameter(reports, 'data__contains').schema).toBeUndefined();
-    expect(parameter(reports, 'data__contains').content['application/json'].schema).toMatchObject({ type: 'object' });
+    // A JSON object sent as its JSON text, as FastAPI publishes a `Json` query parameter: generated
+    // clients send the text (not deepObject brackets, not the exploded form).
+    expect(parameter(reports, 'data__contains').content).toBeUndefined();
+    expect(parameter(reports, 'data__contains').schema).toMatchObject({
+      type: 'string',
+      contentMediaType: 'application/json',
+      contentSchema: { type: 'object', additionalProperties: true },
+      maxLength: 4096,
+    });
+    const orderBy = new RegExp(parameter(reports, 'order_by').schema.pattern, 'u');
+    for (const ok of ['created_at', '-created_at', 'brand,-updated_at,dealership_name']) expect([ok, orderBy.test(ok)]).toEqual([ok, true]);
+    for (const bad of ['', ',', 'nope', ' created_at', 'created_at,', '-']) expect([bad, orderBy.test(bad)]).toEqual([bad, false]);
+    const search = new RegExp(parameter(reports, 'search').schema.pattern, 'u');
+    expect(parameter(reports, 'search').schema.maxLength).toBe(500);
+    for (const ok of ['', 'renault', ' a  b ', 'x'.repeat(100), Array.from({ length: 10 }, () => 'ab').join(' ')]) {
+      expect([ok, search.test(ok)]).toEqual([ok, true]);
+    }
+    for (const bad of ['x'.repeat(101), Array.from({ length: 11 }, () => 'ab').join(' ')])
+      expect([bad, search.test(bad)]).toEqual([bad, false]);
     expect(parameter(reports, 'vin').description).toMatch(/case-insensitive/);
     for (const name of ['limit', 'offset', 'vin', 'valid']) expect(parameter(reports, name).required).toBe(false);
 
@@ -154,7 +180,8 @@ describe('OpenAPI document of the real schema', () => {
     const lead = bodySchema(operation(doc, 'POST', '/public/reports/create-lead'));
     expect(lead.type).toBe('object');
     expect(lead.required).toEqual(['dealership']);
-    expect(lead.properties.custom_sms).toMatchObject({ type: 'string', maxLength: 480 });
+    // A body field may be null: JSON Schema 2020-12's anyOf, as FastAPI publishes `Optional[str]`.
+    expect(lead.properties.custom_sms).toMatchObject({ anyOf: [{ type: 'string', maxLength: 480 }, { type: 'null' }] });
     expect(lead.properties.lang).toMatchObject({ enum: ['fr', 'en', 'es', 'de', 'it', 'nl', 'pt'], default: 'fr' });
     expect(lead.properties.sendEmail).toMatchObject({ type: 'boolean', default: false });
     expect(lead.properties.dealership).toMatchObject({ type: 'string', format: 'uuid' });
@@ -214,8 +241,8 @@ describe('OpenAPI document of the real schema', () => {
     expect(compact.required.sort()).toEqual(['created_at', 'data', 'organization_id', 'token', 'updated_at']);
     expect(compact.properties.token).toEqual({ type: 'string', format: 'uuid' });
     expect(compact.properties.created_at).toEqual({ type: 'string', format: 'date-time' });
-    expect(Object.keys(compact.properties.profile.properties)).toEqual(['id', 'name', 'email', 'phone']);
-    expect(compact.properties.profile.nullable).toBe(true);
+    expect(Object.keys(compact.properties.profile.anyOf[0].properties)).toEqual(['id', 'name', 'email', 'phone']);
+    expect(compact.properties.profile.anyOf[1]).toEqual({ type: 'null' });
     const compactData = resolve(doc, compact.properties.data);
     expect(compactData.required).toEqual(['vehicle']);
 
@@ -271,7 +298,9 @@ describe('OpenAPI document of the real schema', () => {
     expect(Object.keys(report.properties)).not.toContain('organization');
     expect(report.properties.type.enum).toContain('extra_scoring');
     expect(Object.keys(resolve(doc, report.properties.state).properties)).toHaveLength(14);
-    expect(resolve(doc, report.properties.real_costs).properties.salesPrice).toMatchObject({ type: 'number' });
+    expect(resolve(doc, report.properties.real_costs).properties.salesPrice).toEqual({
+      anyOf: [{ type: 'number', format: 'double' }, { type: 'null' }],
+    });
 
     expect(ok('POST', '/public/reports/create-lead', '201')).toMatchObject({
       properties: { token: { type: 'string' }, link: { type: 'string' } },
@@ -331,15 +360,15 @@ describe('a new argument, with no REST code change', () => {
 
   it('is documented by buildOpenApiDocument', async () => {
     const doc: Doc = buildOpenApiDocument(schema);
-    await expect(validateWithSwaggerParser(doc)).resolves.toEqual({ ok: true, openapi: '3.0.3' });
+    await expect(validateWithSwaggerParser(doc)).resolves.toEqual({ ok: true, openapi: '3.1.0' });
     const reports = operation(doc, 'GET', '/public/reports/');
     expect(parameter(reports, 'new_filter')).toEqual({
       name: 'new_filter',
       in: 'query',
       required: false,
-      schema: { type: 'boolean', nullable: true },
+      schema: { type: 'boolean' },
     });
-    expect(parameter(reports, 'since').schema).toEqual({ type: 'string', format: 'date-time', nullable: true });
+    expect(parameter(reports, 'since').schema).toEqual({ type: 'string', format: 'date-time' });
     // Bounds come from the argument's declared rules (`@Rules` on the args class), which SDL cannot carry:
     // an SDL-only argument gets its GraphQL type's range, never an invented one.
     expect(parameter(reports, 'limit').schema).toMatchObject({ type: 'integer', default: 100, maximum: 2147483647 });

@@ -77,7 +77,8 @@ function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCh
       return checked.ok ? { ok: true, value: checked.normalized } : { ok: false, error: invalidEmail(raw, checked.reason) };
     }
     case 'orderBy': {
-      if (typeof value !== 'string' || value === '') return { ok: true, value };
+      // An empty value names the empty field, as a FastAPI validator splitting on commas reads it (issue 24).
+      if (typeof value !== 'string') return { ok: true, value };
       const { unknown } = parseOrderBy(value, rule.fields);
       if (unknown.length === 0) return { ok: true, value };
       const field = unknown[0]!.replace(/^-/, '');
@@ -87,8 +88,8 @@ function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCh
       if (typeof value !== 'string') return { ok: true, value };
       const unknown = [...value.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]!).find((name) => !rule.allowed.includes(name));
       if (unknown === undefined) return { ok: true, value };
-      const allowed = rule.allowed.map((p) => `{${p}}`).join(', ');
-      return { ok: false, error: errors.valueError(raw, `unknown placeholder {${unknown}}; allowed: ${allowed}`) };
+      // The allowed placeholders are in the document (the field's description), not in each message.
+      return { ok: false, error: errors.valueError(raw, `unknown placeholder {${unknown}}`) };
     }
     case 'searchTerms': {
       if (typeof value !== 'string') return { ok: true, value };
@@ -106,8 +107,14 @@ function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCh
       if (typeof value !== 'string' || new RegExp(rule.pattern, 'u').test(value)) return { ok: true, value };
       return { ok: false, error: errors.stringPatternMismatch(raw, rule.pattern) };
     }
+    case 'jsonObject': {
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ok: true, value };
+      return { ok: false, error: errors.valueError(raw, JSON_OBJECT_REQUIRED) };
+    }
     case 'jsonSize': {
-      if (JSON.stringify(value).length > rule.maxLength) {
+      // The text as sent (a query value), counted as the document's `maxLength` counts it; a GraphQL value's JSON text.
+      const length = typeof raw === 'string' ? codePoints(raw) : JSON.stringify(value).length;
+      if (length > rule.maxLength) {
         return { ok: false, error: errors.valueError(raw, `JSON value longer than ${rule.maxLength} characters`) };
       }
       return { ok: true, value };
@@ -117,13 +124,17 @@ function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCh
   }
 }
 
+/** Also the reference app's words (parity/fastapi_app.py `json_object`). */
+export const JSON_OBJECT_REQUIRED = 'a JSON object is required, e.g. {"folder_sold":{"status":true}}';
+
 /** Pydantic's own item for `EmailStr` (a `PydanticCustomError`, hence `reason` in ctx). */
 function invalidEmail(input: unknown, reason: string): LocatedLater {
   return { type: 'value_error', msg: `value is not a valid email address: ${reason}`, input, ctx: { reason } };
 }
 
 /**
- * Rules that relate arguments, checked once each argument has passed its own: a phone number's
+ * Rules that relate arguments, checked once every argument has passed its own (callers run them
+ * only then, as Pydantic runs a model validator only after every field validated): a phone number's
  * region depends on the language, a send flag requires its contact field. `valid` names the
  * arguments whose values passed; `values` is updated with normalized values. `modelInput` is what
  * Pydantic reports as the input of a missing field (the whole body).
@@ -144,7 +155,8 @@ export function checkCrossRules(
         const region = (typeof language === 'string' && REGION_OF_LANGUAGE[language]) || DEFAULT_PHONE_REGION;
         const parsed = parsePhoneNumberFromString(value, region);
         if (!parsed || !parsed.isPossible()) {
-          found.push(errors.atLoc([arg.name], errors.valueError(value, 'value is not a possible phone number')));
+          // The FastAPI ecosystem's phone type's words (pydantic-extra-types `PhoneNumber`).
+          found.push(errors.atLoc([arg.name], errors.customValueError(value, 'value is not a valid phone number')));
           passed.delete(arg.name);
         } else {
           values[arg.name] = parsed.number;

@@ -38,6 +38,8 @@ export function checkArgumentValues(args: readonly GraphQLArgument[], values: Re
       found.push(atLoc([arg.name], checked.error));
     }
   }
+  // Like a Pydantic model validator: only once every argument has passed its own checks.
+  if (found.length > 0) return found;
   const given = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined && value !== null));
   found.push(...checkCrossRules(args, values, passed, given));
   return found;

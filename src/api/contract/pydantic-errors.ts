@@ -207,3 +207,11 @@ export function listType(input: unknown): LocatedLater {
 export function valueError(input: unknown, message: string): LocatedLater {
   return { type: 'value_error', msg: `Value error, ${message}`, input, ctx: { error: {} } };
 }
+
+/**
+ * A `PydanticCustomError('value_error', message)`: the message as is, no ctx. pydantic-extra-types'
+ * `PhoneNumber` raises `PydanticCustomError('value_error', 'value is not a valid phone number')`.
+ */
+export function customValueError(input: unknown, message: string): LocatedLater {
+  return { type: 'value_error', msg: message, input };
+}

@@ -1,6 +1,6 @@
 /**
- * OpenAPI 3.0 schema of one argument, from the same GraphQL type and constraints the validator
- * uses, so the document and the behaviour cannot drift apart.
+ * OpenAPI 3.1 (JSON Schema 2020-12) schema of one argument, from the same GraphQL type and
+ * constraints the validator uses, so the document and the behaviour cannot drift apart.
  */
 
 import {
@@ -25,6 +25,8 @@ interface ArgumentBounds {
   le?: number;
   maxLength?: number;
   format?: string;
+  /** a regular expression the whole text must match (JSON Schema `pattern`, ECMA-262, unanchored) */
+  pattern?: string;
 }
 
 function boundsOf(rules: readonly InputRule[]): ArgumentBounds {
@@ -33,12 +35,35 @@ function boundsOf(rules: readonly InputRule[]): ArgumentBounds {
     if (rule.kind === 'range') Object.assign(bounds, { ge: rule.ge, le: rule.le });
     if (rule.kind === 'length') bounds.maxLength = rule.max;
     if (rule.kind === 'email') bounds.format = 'email';
+    if (rule.kind === 'pattern') bounds.pattern = rule.pattern;
+    if (rule.kind === 'orderBy') bounds.pattern = orderByPattern(rule.fields);
+    if (rule.kind === 'searchTerms') bounds.pattern = searchTermsPattern(rule.maxTerms, rule.maxTermLength);
   }
   return bounds;
 }
 
-export function openApiParameterSchema(arg: GraphQLArgument): OpenApiSchema {
-  const schema = schemaOfType(arg.type, boundsOf(rulesOf(arg)));
+/** `order_by` as the validator reads it: one or more known fields, each optionally `-`, comma-separated. */
+export function orderByPattern(fields: readonly string[]): string {
+  const term = `-?(?:${fields.join('|')})`;
+  return `^${term}(?:,${term})*$`;
+}
+
+/**
+ * The search rule as a pattern: at most `maxTerms` whitespace-separated terms of at most
+ * `maxTermLength` characters (the service splits on JavaScript's `\s`, Python's `str.split()` set).
+ */
+export function searchTermsPattern(maxTerms: number, maxTermLength: number): string {
+  const term = `\\S{1,${maxTermLength}}`;
+  return `^\\s*(?:${term}(?:\\s+${term}){0,${maxTerms - 1}})?\\s*$`;
+}
+
+/**
+ * `where`: `body` for a field of a JSON body, where `null` is a value a nullable argument accepts;
+ * `parameter` for a query, path or header parameter, which is absent or text (`?limit=null` is not
+ * null but a 422), so its schema never admits null.
+ */
+export function openApiParameterSchema(arg: GraphQLArgument, where: 'body' | 'parameter' = 'body'): OpenApiSchema {
+  const schema = schemaOfType(arg.type, boundsOf(rulesOf(arg)), where === 'body');
   if (arg.defaultValue !== undefined && arg.defaultValue !== null) {
     schema.default = defaultForDocument(arg.defaultValue, arg.type);
   }
@@ -47,14 +72,15 @@ export function openApiParameterSchema(arg: GraphQLArgument): OpenApiSchema {
   return schema;
 }
 
-function schemaOfType(type: GraphQLInputType, constraints: ArgumentBounds | undefined): OpenApiSchema {
+/** JSON Schema 2020-12's null, as FastAPI publishes an optional value: `anyOf: [T, {type: 'null'}]`. */
+export const NULL_SCHEMA: OpenApiSchema = { type: 'null' };
+
+function schemaOfType(type: GraphQLInputType, constraints: ArgumentBounds | undefined, allowNull = true): OpenApiSchema {
   const nullable = getNullableType(type);
   const schema = schemaOfNullableType(nullable, constraints);
-  // A JSON argument is any value, null included; no `nullable` needed on an untyped schema.
-  if (!isNonNullType(type) && Object.keys(schema).some((key) => key === 'type' || key === 'enum')) {
-    schema.nullable = true;
-  }
-  return schema;
+  // A JSON argument is any value, null included: nothing to add to an untyped schema.
+  if (isNonNullType(type) || !allowNull || !Object.keys(schema).some((key) => key === 'type' || key === 'enum')) return schema;
+  return { anyOf: [schema, NULL_SCHEMA] };
 }
 
 function schemaOfNullableType(type: GraphQLInputType, constraints: ArgumentBounds | undefined): OpenApiSchema {
@@ -126,6 +152,7 @@ function withNumberBounds(
 
 function withStringBounds(schema: OpenApiSchema, constraints: ArgumentBounds | undefined): OpenApiSchema {
   if (constraints?.maxLength !== undefined) schema.maxLength = constraints.maxLength;
+  if (constraints?.pattern !== undefined) schema.pattern = constraints.pattern;
   return schema;
 }
 

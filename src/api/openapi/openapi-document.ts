@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.0.3 document of the /public REST interface, generated from the sources the REST
+ * The OpenAPI 3.1 document of the /public REST interface, generated from the sources the REST
  * layer itself runs on: REST_ROUTES, each root field's arguments (typed, defaulted and constrained
  * by `openApiParameterSchema` + ARGUMENT_CONSTRAINTS, placed by `locationOf`) and each route's
  * response selection (graphql/rest-shape.ts). A new argument or output field therefore appears
@@ -26,7 +26,7 @@ import {
 import { hasConditionalRequests } from '../rest/conditional-requests';
 import { rootFieldOf } from '../rest/rest-documents';
 import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, type RestRoute } from '../rest/routes';
-import { openApiParameterSchema, scalarTypeSchema, type OpenApiSchema } from './argument-schema';
+import { NULL_SCHEMA, openApiParameterSchema, scalarTypeSchema, type OpenApiSchema } from './argument-schema';
 import { restSpellingOfEnumValue, SCALAR } from '../contract/validation/coerce';
 import { rulesOf } from '../../shared/schema/input-rules';
 
@@ -149,8 +149,17 @@ export function buildOpenApiDocument(schema: GraphQLSchema): object {
     if (components.schemas[name]) throw new Error(`GraphQL type ${name} collides with an error schema of the OpenAPI document`);
   }
   return {
-    openapi: '3.0.3',
-    info: { title: OPENAPI_TITLE, version: OPENAPI_VERSION },
+    // 3.1, as FastAPI publishes: JSON Schema 2020-12, where a nullable value is `anyOf: [T, {type: 'null'}]`
+    // (OpenAPI 3.0's `nullable` had no spelling for a nullable $ref that ajv, orval and Zodios all read).
+    openapi: '3.1.0',
+    info: {
+      title: OPENAPI_TITLE,
+      version: OPENAPI_VERSION,
+      description:
+        'An empty query value (`?limit=`, `?valid=`, `?order_by=`) is a value, not an absent parameter: it is validated ' +
+        'against the parameter schema and refused (422) wherever that schema has no empty spelling. ' +
+        'Unknown query parameters are ignored, as FastAPI ignores them.',
+    },
     servers: [{ url: '/' }],
     security: [{ [API_KEY_SCHEME]: [] }],
     paths,
@@ -169,8 +178,8 @@ function operationOf(schema: GraphQLSchema, route: RestRoute, components: Output
   const bodyRequired: string[] = [];
 
   for (const arg of field.args) {
-    const argSchema = openApiParameterSchema(arg);
     const location = locationOf(route, arg.name);
+    const argSchema = openApiParameterSchema(arg, location === 'body' ? 'body' : 'parameter');
     const required = isNonNullType(arg.type) && arg.defaultValue === undefined;
     if (location === 'body') {
       bodyProperties[arg.name] = argSchema;
@@ -183,11 +192,11 @@ function operationOf(schema: GraphQLSchema, route: RestRoute, components: Output
       // OpenAPI requires path parameters to be required, whatever their GraphQL type says.
       required: location === 'path' || required,
       ...(arg.description ? { description: arg.description } : {}),
-      // A JSON value in a query string travels as its JSON text: OpenAPI says so with `content`
-      // (generators type it as the object, not as `unknown`).
-      ...(getNamedType(arg.type).name === SCALAR.JSON && location === 'query'
-        ? { content: jsonContent({ type: 'object', additionalProperties: true, description: jsonQueryDescription(arg) }) }
-        : { schema: argSchema }),
+      // A JSON value in a query string travels as its JSON text: a string whose content is JSON, as
+      // FastAPI publishes a `Json` query parameter. Generators then send the text, which means exactly
+      // the filter; with `content` or an object schema, orval and Zodios sent deepObject brackets and
+      // hey-api the exploded form (`?type=remote`), which FastAPI would have ignored or misread.
+      schema: getNamedType(arg.type).name === SCALAR.JSON && location === 'query' ? jsonQuerySchema(arg) : argSchema,
     });
   }
   parameters.push(...(extras?.parameters ?? []));
@@ -245,14 +254,21 @@ function responseSchemaOf(route: RestRoute, field: GraphQLField<unknown, unknown
   return components.schemaOf(new GraphQLNonNull(getNullableType(field.type)), undefined, `${route.method} ${route.path}`);
 }
 
-function jsonQueryDescription(arg: GraphQLArgument): string {
-  const size = rulesOf(arg).find((rule) => rule.kind === 'jsonSize');
-  const bound = size?.kind === 'jsonSize' ? ` At most ${size.maxLength} characters of JSON.` : '';
-  return `A JSON object, sent as its URL-encoded JSON text (\`?${arg.name}=%7B%22vehicle%22%3A...%7D\`).${bound}`;
+function jsonQuerySchema(arg: GraphQLArgument): OpenApiSchema {
+  const rules = rulesOf(arg);
+  const size = rules.find((rule) => rule.kind === 'jsonSize');
+  const object = rules.some((rule) => rule.kind === 'jsonObject');
+  return {
+    type: 'string',
+    contentMediaType: 'application/json',
+    contentSchema: object ? { type: 'object', additionalProperties: true } : {},
+    ...(size?.kind === 'jsonSize' ? { maxLength: size.maxLength } : {}),
+    description:
+      `${object ? 'A JSON object' : 'A JSON value'} as its JSON text, URL-encoded (\`?${arg.name}=%7B%22folder_sold%22%3A...%7D\`)` +
+      `${size?.kind === 'jsonSize' ? `, at most ${size.maxLength} characters` : ''}. The deepObject spelling ` +
+      `\`${arg.name}[folder_sold][status]=true\` means the same filter (each member's value read as JSON when it is JSON text).`,
+  };
 }
-
-/** JSON null in OpenAPI 3.0, which has no `type: 'null'`. */
-const NULL_ONLY: OpenApiSchema = { type: 'object', nullable: true, enum: [null] };
 
 /**
  * JSON schemas of GraphQL output types as REST shows them. A type shown with its whole REST
@@ -267,11 +283,8 @@ class OutputSchemas {
     const nullable = getNullableType(type);
     const schema = this.schemaOfNullable(nullable, selection, where);
     if (isNonNullType(type)) return schema;
-    // OpenAPI 3.0 ignores siblings of $ref, and `nullable` needs a `type` beside it (ajv, Redocly):
-    // the object or null, spelt so that validators and generators (`Ref | null`) agree.
-    if ('$ref' in schema) return { anyOf: [schema, NULL_ONLY] };
     if (Object.keys(schema).length === 0) return schema; // any JSON value, null included
-    return { ...schema, nullable: true };
+    return { anyOf: [schema, NULL_SCHEMA] };
   }
 
   private schemaOfNullable(type: GraphQLOutputType, selection: SelectionSetNode | undefined, where: string): OpenApiSchema {

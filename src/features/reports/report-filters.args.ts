@@ -9,7 +9,7 @@ import { ReportType } from './report-type.enum';
 const IDENTIFIER = { kind: 'length', max: 64 } as const;
 const NAME = { kind: 'length', max: 200 } as const;
 /** A JSON filter's text: enough for any real containment test, small enough to stay cheap. */
-const JSON_FILTER = { kind: 'jsonSize', maxLength: 4096 } as const;
+const JSON_FILTER = [{ kind: 'jsonObject' }, { kind: 'jsonSize', maxLength: 4096 }] as const;
 export const SEARCH_LIMITS = { maxTerms: 10, maxTermLength: 100, maxLength: 500 } as const;
 
 /**
@@ -98,18 +98,18 @@ export class ReportFilterArgs extends PageArgs {
   type?: ReportType | null;
 
   @Field(() => JSON, { nullable: true, description: 'JSON value that `data` must contain (PostgreSQL @>)' })
-  @Rules(JSON_FILTER)
+  @Rules(...JSON_FILTER)
   data__contains?: unknown;
 
   @Field(() => JSON, {
     nullable: true,
     description: 'JSON value that `state` must contain (PostgreSQL @>), e.g. {"folder_sold":{"status":true}}',
   })
-  @Rules(JSON_FILTER)
+  @Rules(...JSON_FILTER)
   state__contains?: unknown;
 
   @Field(() => JSON, { nullable: true, description: 'JSON value that `state` must NOT contain' })
-  @Rules(JSON_FILTER)
+  @Rules(...JSON_FILTER)
   state__not_contains?: unknown;
 }
 

@@ -97,6 +97,21 @@ export function normalizeIdentifier(value: string): string {
 }
 
 const jsonb = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
+
+/**
+ * `column @> value`. A REST filter read as Python's json reads it may hold NaN or ±Infinity, which
+ * no jsonb document can (JSON.stringify would turn them into null and match nulls): such a filter
+ * is contained in no document, so it matches nothing (and its negation everything).
+ */
+function containment(column: 'r.data' | 'r.state', value: unknown): Prisma.Sql {
+  return holdsNonFiniteNumber(value) ? sql`FALSE` : sql`${Prisma.raw(column)} @> ${jsonb(value)}`;
+}
+
+function holdsNonFiniteNumber(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.values(value).some(holdsNonFiniteNumber);
+}
 /**
  * The named row must be the organization's own too: a report whose reference points at another
  * organization's dealership or entity (bad data) must not let its name be probed (test/tenancy).
@@ -133,10 +148,10 @@ export function reportConditions(organizationId: string, f: Partial<ReportFilter
   if (f.dealership_name) c.push(nameMatches('dealerships', 'r.dealership_id', f.dealership_name, organizationId));
   if (f.entity_name) c.push(nameMatches('entities', 'r.entity_id', f.entity_name, organizationId));
   if (f.type) c.push(sql`r.type = ${f.type}::"ReportType"`);
-  if (f.data__contains !== undefined && f.data__contains !== null) c.push(sql`r.data @> ${jsonb(f.data__contains)}`);
-  if (f.state__contains !== undefined && f.state__contains !== null) c.push(sql`r.state @> ${jsonb(f.state__contains)}`);
+  if (f.data__contains !== undefined && f.data__contains !== null) c.push(containment('r.data', f.data__contains));
+  if (f.state__contains !== undefined && f.state__contains !== null) c.push(containment('r.state', f.state__contains));
   if (f.state__not_contains !== undefined && f.state__not_contains !== null) {
-    c.push(sql`NOT (r.state @> ${jsonb(f.state__not_contains)})`);
+    c.push(sql`NOT (${containment('r.state', f.state__not_contains)})`);
   }
   for (const term of searchTerms(f)) {
     const pattern = containsPattern(term.toLowerCase());

@@ -29,6 +29,8 @@ export type InputRule =
   | { kind: 'placeholders'; allowed: readonly string[] }
   /** whitespace-separated terms: at most `maxTerms`, each at most `maxTermLength` characters */
   | { kind: 'searchTerms'; maxTerms: number; maxTermLength: number }
+  /** a JSON object (not an array, a string, a number, a boolean) */
+  | { kind: 'jsonObject' }
   /** a JSON value whose text is at most `maxLength` characters */
   | { kind: 'jsonSize'; maxLength: number }
   /** required when the boolean argument `flag` is true */

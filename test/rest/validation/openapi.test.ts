@@ -5,13 +5,17 @@ const reportArgs = Object.fromEntries(fieldArgs(schema, 'Query', 'reports').map(
 const leadArgs = Object.fromEntries(fieldArgs(schema, 'Mutation', 'createLead').map((a) => [a.name, a]));
 
 describe('openApiParameterSchema', () => {
-  it('integers carry default, bounds and nullability', () => {
+  it('integers carry default, bounds and nullability (JSON Schema 2020-12: anyOf null, as FastAPI publishes)', () => {
     expect(openApiParameterSchema(withRules(reportArgs.limit!, REPORT_RULES.limit))).toEqual({
+      anyOf: [{ type: 'integer', format: 'int32', minimum: 0, maximum: 1000 }, { type: 'null' }],
+      default: 100,
+    });
+    // A query parameter is absent or text: never null.
+    expect(openApiParameterSchema(withRules(reportArgs.limit!, REPORT_RULES.limit), 'parameter')).toEqual({
       type: 'integer',
       format: 'int32',
       minimum: 0,
       maximum: 1000,
-      nullable: true,
       default: 100,
     });
     expect(openApiParameterSchema(withRules(reportArgs.offset!, REPORT_RULES.offset))).toEqual({
@@ -24,36 +28,25 @@ describe('openApiParameterSchema', () => {
   });
 
   it('maps every scalar', () => {
-    expect(openApiParameterSchema(reportArgs.valid!)).toEqual({ type: 'boolean', nullable: true, default: true });
-    expect(openApiParameterSchema(reportArgs.token!)).toEqual({ type: 'string', format: 'uuid', nullable: true });
-    expect(openApiParameterSchema(reportArgs.created_at__gte!)).toEqual({
-      type: 'string',
-      format: 'date-time',
-      nullable: true,
-    });
-    expect(openApiParameterSchema(reportArgs.vin!)).toEqual({ type: 'string', nullable: true });
-    expect(openApiParameterSchema(reportArgs.score!)).toEqual({ type: 'number', format: 'double', nullable: true });
+    const orNull = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
+    expect(openApiParameterSchema(reportArgs.valid!)).toEqual({ ...orNull({ type: 'boolean' }), default: true });
+    expect(openApiParameterSchema(reportArgs.token!)).toEqual(orNull({ type: 'string', format: 'uuid' }));
+    expect(openApiParameterSchema(reportArgs.created_at__gte!)).toEqual(orNull({ type: 'string', format: 'date-time' }));
+    expect(openApiParameterSchema(reportArgs.vin!)).toEqual(orNull({ type: 'string' }));
+    expect(openApiParameterSchema(reportArgs.score!)).toEqual(orNull({ type: 'number', format: 'double' }));
     expect(openApiParameterSchema(reportArgs.data__contains!)).toEqual({
       description: expect.stringContaining('JSON'),
     });
-    expect(openApiParameterSchema(reportArgs.tokens!)).toEqual({
-      type: 'array',
-      items: { type: 'string', format: 'uuid' },
-      nullable: true,
-    });
+    expect(openApiParameterSchema(reportArgs.tokens!)).toEqual(orNull({ type: 'array', items: { type: 'string', format: 'uuid' } }));
   });
 
   it('enums list their values; defaults and maxLength are documented', () => {
     expect(openApiParameterSchema(reportArgs.type!)).toEqual({
-      type: 'string',
-      enum: ['inspection', 'counter_inspection', 'after_sale', 'marketing'],
-      nullable: true,
+      anyOf: [{ type: 'string', enum: ['inspection', 'counter_inspection', 'after_sale', 'marketing'] }, { type: 'null' }],
     });
     expect(openApiParameterSchema(leadArgs.lang!)).toEqual({ type: 'string', enum: ['fr', 'en', 'es'], default: 'fr' });
     expect(openApiParameterSchema(withRules(leadArgs.custom_sms!, LEAD_RULES.custom_sms))).toEqual({
-      type: 'string',
-      maxLength: 480,
-      nullable: true,
+      anyOf: [{ type: 'string', maxLength: 480 }, { type: 'null' }],
     });
   });
 });

@@ -130,7 +130,6 @@ class JiterLikeParser {
   }
 
   private parseArray(depthLeft: number): unknown[] {
-    if (depthLeft === 0) throw new JiterError('RecursionLimitExceeded', this.index);
     const items: unknown[] = [];
     this.index += 1;
     let next = this.eatWhitespace();
@@ -139,6 +138,8 @@ class JiterLikeParser {
       this.index += 1;
       return items;
     }
+    // jiter counts only non-empty containers, and reports the limit at the first element.
+    if (depthLeft === 0) throw new JiterError('RecursionLimitExceeded', this.index);
     for (;;) {
       items.push(this.parseValue(next, depthLeft - 1));
       const step = this.eatWhitespace();
@@ -156,7 +157,6 @@ class JiterLikeParser {
   }
 
   private parseObject(depthLeft: number): Record<string, unknown> {
-    if (depthLeft === 0) throw new JiterError('RecursionLimitExceeded', this.index);
     const object: Record<string, unknown> = {};
     this.index += 1;
     let next = this.eatWhitespace();
@@ -172,7 +172,10 @@ class JiterLikeParser {
       if (colon === undefined) throw new JiterError('EofWhileParsingObject', this.index);
       if (colon !== 0x3a) throw new JiterError('ExpectedColon', this.index);
       this.index += 1;
-      const value = this.parseValue(this.peek(), depthLeft - 1);
+      const peek = this.peek();
+      // jiter counts only non-empty objects, and reports the limit at the first member's value.
+      if (depthLeft === 0) throw new JiterError('RecursionLimitExceeded', this.index);
+      const value = this.parseValue(peek, depthLeft - 1);
       Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
       const step = this.eatWhitespace();
       if (step === undefined) throw new JiterError('EofWhileParsingObject', this.index);

@@ -16,12 +16,14 @@ import {
   isLeafType,
   isListType,
   isNonNullType,
+  isScalarType,
 } from 'graphql';
 import { rulesOf as declaredRules, type InputRule } from '../../../shared/schema/input-rules';
 import { checkCrossRules, checkFieldRules } from '../argument-rules';
 import * as errors from '../pydantic-errors';
 import { atLoc, type Location, type LocSegment, type PydanticErrorItem } from '../pydantic-errors';
-import { coerceLeaf, type Source } from './coerce';
+import { coerceLeaf, SCALAR, type Source } from './coerce';
+import { readJsonMembers } from './json-members';
 import { checkGraphQLIntRange } from './graphql-int-range';
 
 export interface ValidationInput {
@@ -57,7 +59,9 @@ export function validateArguments(input: ValidationInput): ValidationResult {
     if (location === 'body') validateBody(args, input, variables, found);
     else validateParameters(location, args, input, variables, found);
   }
-  // Rules between arguments, like a model validator: once every argument has been read.
+  // Rules between arguments, like a Pydantic model validator (mode 'after'): only once every
+  // argument has passed its own checks; a field error hides them.
+  if (found.length > 0) return { ok: false, errors: found };
   const failed = new Set(found.map((item) => argumentOf(item, input)));
   const passed = new Set(input.args.map((arg) => arg.name).filter((name) => !failed.has(name) && name in variables));
   const modelInput = isPlainObject(input.body) ? input.body : undefined;
@@ -84,9 +88,18 @@ function validateParameters(
 ): void {
   for (const arg of args) {
     const key = location === 'header' ? headerName(arg.name) : arg.name;
-    const raw = rawParameter(location, key, input);
+    let raw = rawParameter(location, key, input);
     const loc: LocSegment[] = [location, key];
     const nullable = getNullableType(arg.type);
+    if (location === 'query' && isScalarType(nullable) && nullable.name === SCALAR.JSON) {
+      // A JSON parameter's `[member]` spelling is read as its JSON text or refused, never ignored.
+      const members = readJsonMembers(key, input.query);
+      if (members.kind === 'refused') {
+        found.push(atLoc(loc, errors.valueError(members.input, members.message)));
+        continue;
+      }
+      if (members.kind === 'text') raw = members.text;
+    }
     const absent = raw === undefined || (isListType(nullable) && Array.isArray(raw) && raw.length === 0);
     if (absent) {
       if (arg.defaultValue !== undefined) variables[arg.name] = variableFromDefault(arg.defaultValue, arg.type);

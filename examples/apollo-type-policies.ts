@@ -13,6 +13,7 @@ export const typePolicies = {
   MarketingPhotoOrderItem: { merge: true },
   MetadataIndividual: { merge: true },
   MetadataMarketing: { merge: true },
+  PageInfo: { merge: true },
   RealCosts: { merge: true },
   ReportCompactData: { merge: true },
   ReportCompactVehicle: { merge: true },

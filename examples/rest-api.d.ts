@@ -614,7 +614,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description opaque position returned by the previous page (`next_cursor`, `pageInfo.endCursor`): the page after it, with the same order_by and filters. Not combined with a non-zero offset. */
-                cursor?: string | null;
+                cursor?: string;
                 /** @description page size, 0 to 1000 */
                 limit?: number;
                 /** @description items to skip, 0 to 2147483647 */
@@ -1091,7 +1091,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description opaque position returned by the previous page (`next_cursor`, `pageInfo.endCursor`): the page after it, with the same order_by and filters. Not combined with a non-zero offset. */
-                cursor?: string | null;
+                cursor?: string;
                 /** @description page size, 0 to 1000 */
                 limit?: number;
                 /** @description items to skip, 0 to 2147483647 */
@@ -1357,7 +1357,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description opaque position returned by the previous page (`next_cursor`, `pageInfo.endCursor`): the page after it, with the same order_by and filters. Not combined with a non-zero offset. */
-                cursor?: string | null;
+                cursor?: string;
                 /** @description page size, 0 to 1000 */
                 limit?: number;
                 /** @description items to skip, 0 to 2147483647 */

@@ -63,6 +63,8 @@ export interface AppConfig {
   /** Run the outbox dispatcher inside the API process (`npm start`). */
   runDispatcher: boolean;
   dispatcher: DispatcherConfig;
+  /** The change feed's retention and how often old events are pruned (docs/events.md). */
+  events: { retentionDays: number; pruneIntervalMs: number };
   rateLimits: RateLimitSettings;
   /** Requests of one organization in progress at once per instance, and the short line beyond. */
   organizationConcurrency: ConcurrencySettings;
@@ -214,6 +216,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     smsApiToken: env.SMS_API_TOKEN || undefined,
     runDispatcher: flag(env, 'RUN_DISPATCHER', true),
     dispatcher: dispatcherConfig(env),
+    events: {
+      retentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1),
+      pruneIntervalMs: integer(env, 'EVENT_PRUNE_INTERVAL_MS', 3_600_000, 1_000),
+    },
     rateLimits: {
       redisUrl: env.REDIS_URL || undefined,
       // Points: a request costs the SQL statements it may run (a list page 2, one report 1).

@@ -2,6 +2,7 @@ import type { AppConfig } from './config';
 import type { Database } from '../platform/db/database';
 import type { Logger } from '../platform/logger';
 import { channelSendersFromConfig } from '../features/notifications/channels';
+import { startEventPruning } from '../features/events/event-retention';
 import { OutboxDispatcher, type DispatcherMetrics } from '../features/notifications/dispatcher';
 
 export interface RunningDispatcher {
@@ -16,9 +17,16 @@ export function startDispatcher(db: Database, config: AppConfig, logger: Logger,
   const dispatcher = new OutboxDispatcher(db.prisma, senders, config.dispatcher, logger, metrics);
   dispatcher.start();
   logger.info({ email: senders.email.target, sms: senders.sms.target }, 'outbox dispatcher started');
+  // The background work of the change feed runs beside the dispatcher, wherever that runs.
+  const pruning = startEventPruning(
+    db.prisma,
+    { retentionDays: config.events.retentionDays, intervalMs: config.events.pruneIntervalMs },
+    logger,
+  );
   return {
     dispatcher,
     async stop() {
+      await pruning.stop();
       await dispatcher.stop();
       await Promise.all(Object.values(senders).map((sender) => sender.close?.()));
     },

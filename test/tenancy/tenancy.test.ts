@@ -103,6 +103,7 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
     'GET /public/reports/{report_id}': () => fetchOneSweep('/public/reports/{report_id}', 'report_id', 'Report not found'),
     'GET /public/users/{user_id}': () => fetchOneSweep('/public/users/{user_id}', 'user_id', 'User not found'),
     'POST /public/reports/create-lead': () => restLeadSweep(),
+    'GET /public/events/': () => restEventsSweep(),
   };
 
   /** One case per GraphQL root field. */
@@ -113,6 +114,7 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
     'Query.report': () => graphqlFetchOne('report', 'report_id'),
     'Query.user': () => graphqlFetchOne('user', 'user_id'),
     'Mutation.createLead': () => graphqlLeadSweep(),
+    'Query.events': () => graphqlEventsSweep(),
   };
 
   // ---------------------------------------------------------------------------------------------
@@ -176,6 +178,44 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
         expect(await countRows(server.db)).toEqual(before);
       }
     }
+  }
+
+  /** A's tokens: the only subjects A's change feed may name. */
+  function ownTokens(): Set<string> {
+    return new Set(server.dataset.reports.filter((r) => r.organization_id === t.a.id).map((r) => r.token));
+  }
+
+  /** The change feed with every argument's values: A's events only, with nothing of B in them. */
+  async function restEventsSweep(): Promise<void> {
+    const own = ownTokens();
+    const unfiltered = await restGet(t, '/public/events/', { limit: 1000 });
+    expect(unfiltered.status).toBe(200);
+    // The planted cross-links wrote events too (A's rX moved onto B's dealership, B's rB onto A's).
+    expect((unfiltered.body.items as Json[]).length).toBeGreaterThan(0);
+    const parameters = openApi.paths['/public/events/']!.get!.parameters!.filter((p) => p.in === 'query');
+    for (const { name } of parameters) {
+      for (const value of caseFor(name, 'GET /public/events/').values(t)) {
+        const { status, body } = await restGet(t, '/public/events/', { limit: 1000, [name]: value });
+        const context = `GET /public/events/?${name}=${JSON.stringify(value)}`;
+        const strangers = (body.items as Json[]).map((e) => e.subject as string).filter((subject) => !own.has(subject));
+        expect({ context, status, leaks: leaksIn(t, body), strangers }).toEqual({ context, status: 200, leaks: [], strangers: [] });
+      }
+    }
+    // B reads its own feed with its own key, A's key never shows it.
+    const fromB = await fetch(`${t.server.url}/public/events/?limit=1000`, { headers: { 'x-api-key': t.b.key } });
+    const bSubjects = ((await fromB.json()) as { items: Json[] }).items.map((e) => e.subject as string);
+    expect(bSubjects).toContain(t.planted.rB);
+    expect((unfiltered.body.items as Json[]).some((e) => bSubjects.includes(e.subject as string))).toBe(false);
+  }
+
+  async function graphqlEventsSweep(): Promise<void> {
+    const own = ownTokens();
+    const result = await gql(t, `{ events(limit: 1000) { items { cursor position type subject occurred_at payload } next } }`);
+    expect(result.errors).toBeUndefined();
+    expect(leaksIn(t, result.data)).toEqual([]);
+    const items = (result.data!.events as { items: Json[] }).items;
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.filter((e) => !own.has(e.subject as string))).toEqual([]);
   }
 
   async function graphqlListTotals(field: string, table: 'reports' | 'users' | 'dealerships'): Promise<void> {
@@ -247,11 +287,12 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
     'GET /public/reports/{report_id}',
     'GET /public/users/{user_id}',
     'POST /public/reports/create-lead',
+    'GET /public/events/',
   ])('REST %s: B by id, by every filter, by search: nothing of B', async (operation) => {
     await REST_CASES[operation]!();
   });
 
-  it.each(['Query.reports', 'Query.users', 'Query.dealerships', 'Query.report', 'Query.user', 'Mutation.createLead'])(
+  it.each(['Query.reports', 'Query.users', 'Query.dealerships', 'Query.report', 'Query.user', 'Mutation.createLead', 'Query.events'])(
     'GraphQL %s: nothing of B',
     async (field) => {
       await GRAPHQL_ROOT_CASES[field]!();
@@ -275,7 +316,9 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
           );
           const args = `${arg.name}: $value${others ? `, ${others.slice(1, -1)}` : ''}`;
           const itemType = getNamedType(target.getFields().items!.type) as GraphQLObjectType;
-          const inner = `swept: ${field.name}(${args}) { total items { ${selectionOf(itemType, 0)} } }`;
+          // A cursor page (the change feed) has no total.
+          const envelope = target.getFields().total ? 'total' : '';
+          const inner = `swept: ${field.name}(${args}) { ${envelope} items { ${selectionOf(itemType, 0)} } }`;
           const query = `query ($value: ${arg.type.toString()}) { ${nest(parent, inner)} }`;
           const result = await gql(t, query, { value });
           const context = `${owner}.${field.name}(${arg.name}: ${JSON.stringify(value)})`;

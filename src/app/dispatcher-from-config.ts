@@ -3,10 +3,12 @@ import type { Database } from '../platform/db/database';
 import type { Logger } from '../platform/logger';
 import { channelSendersFromConfig } from '../features/notifications/channels';
 import { startEventPruning } from '../features/events/event-retention';
+import { WebhookDispatcher } from '../features/webhooks/webhook-dispatcher';
 import { OutboxDispatcher, type DispatcherMetrics } from '../features/notifications/dispatcher';
 
 export interface RunningDispatcher {
   dispatcher: OutboxDispatcher;
+  webhooks: WebhookDispatcher;
   /** stops the dispatcher (waiting for its batch) and closes the channels' connections */
   stop(): Promise<void>;
 }
@@ -23,9 +25,13 @@ export function startDispatcher(db: Database, config: AppConfig, logger: Logger,
     { retentionDays: config.events.retentionDays, intervalMs: config.events.pruneIntervalMs },
     logger,
   );
+  const webhooks = new WebhookDispatcher(db.prisma, config.webhooks, logger);
+  webhooks.start();
   return {
     dispatcher,
+    webhooks,
     async stop() {
+      await webhooks.stop();
       await pruning.stop();
       await dispatcher.stop();
       await Promise.all(Object.values(senders).map((sender) => sender.close?.()));

@@ -135,6 +135,35 @@ describe.each(DATABASE_KINDS)('change feed on %s', (kind) => {
     await server.db.prisma.$executeRawUnsafe(`UPDATE reports SET valid = NOT valid WHERE organization_id = $1::uuid`, orgA);
   });
 
+  it("records a notification's final outcome (delivered, failed), not its retries", async () => {
+    const { next } = await readAll(server, keyA);
+    const token = tokensOf(orgA)[1]!;
+    const ids = await server.db.prisma.$queryRawUnsafe<{ id: string }[]>(
+      `INSERT INTO notification_outbox (id, report_token, organization_id, channel, recipient, payload, updated_at)
+       VALUES (gen_random_uuid(), $1::uuid, $2::uuid, 'email', 'a@example.com', '{}', now()),
+              (gen_random_uuid(), $1::uuid, $2::uuid, 'sms', '+33600000000', '{}', now())
+       RETURNING id::text AS id`,
+      token,
+      orgA,
+    );
+    const [email, sms] = ids.map((r) => r.id);
+    await server.db.prisma.$executeRawUnsafe(`UPDATE notification_outbox SET attempts = 1, last_error = 'busy' WHERE id = $1::uuid`, sms);
+    await server.db.prisma.$executeRawUnsafe(`UPDATE notification_outbox SET status = 'sent', attempts = 1 WHERE id = $1::uuid`, email);
+    await server.db.prisma.$executeRawUnsafe(
+      `UPDATE notification_outbox SET status = 'failed', attempts = 8, last_error = 'provider said no' WHERE id = $1::uuid`,
+      sms,
+    );
+    const types = 'notification.delivered,notification.failed';
+    const events = (await waitFor(async () => {
+      const page = await feedPage(server, keyA, { after: next, types });
+      return page.items.length >= 2 ? page.items : undefined;
+    }, 20_000))!;
+    expect(events.map((e) => [e.type, e.subject, e.payload])).toEqual([
+      ['notification.delivered', token, { notification_id: email, channel: 'email', attempts: 1 }],
+      ['notification.failed', token, { notification_id: sms, channel: 'sms', attempts: 8, error: 'provider said no' }],
+    ]);
+  });
+
   it('answers the same through GraphQL', async () => {
     const rest = await feedPage(server, keyA, { limit: 5 });
     const result = await graphql<{ events: FeedPage }>(

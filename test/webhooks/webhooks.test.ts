@@ -163,6 +163,47 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     expect(foreign.code).toBe(1);
   }, 60_000);
 
+  it('dead-letters an event after the last attempt, moves on, and sends it again on request', async () => {
+    const created = await runCli(['webhook:create', '--org', orgA, '--url', receiver.url, '--types', 'report.updated'], server.db);
+    const endpoint = created.output as { id: string; secret: string; cursor: string };
+    receiver.state.accepted.length = 0;
+    receiver.state.received.length = 0;
+    // The receiver refuses the first event for good; the second goes through.
+    let refused: string | undefined;
+    receiver.state.up = true;
+    const dispatcher = new WebhookDispatcher(server.db.prisma, { ...CONFIG, maxAttempts: 3 }, logger);
+    receiver.state.onRequest = (r) => {
+      refused ??= r.headers['webhook-id'];
+      receiver.state.up = r.headers['webhook-id'] !== refused;
+    };
+    await touchReports(server, tokensA.slice(0, 2), 'dead letter');
+    dispatcher.start();
+    try {
+      await waitFor(() => receiver.state.accepted.length >= 1, 20_000);
+    } finally {
+      await dispatcher.stop();
+    }
+    expect(receiver.state.received.filter((r) => r.headers['webhook-id'] === refused)).toHaveLength(3);
+    expect(receiver.state.accepted.map((r) => r.headers['webhook-id'])).not.toContain(refused);
+    const listed = (await runCli(['webhook:list', '--org', orgA], server.db)).output as {
+      endpoints: { id: string; dead_letters: number }[];
+    };
+    expect(listed.endpoints.find((e) => e.id === endpoint.id)).toMatchObject({ dead_letters: 1 });
+
+    receiver.state.onRequest = () => undefined;
+    receiver.state.up = true;
+    const redelivered = await runCli(['webhook:redeliver', '--org', orgA, '--id', endpoint.id], server.db);
+    expect(redelivered.output).toMatchObject({ dead_letters: 0, status: 'enabled' });
+    const again = new WebhookDispatcher(server.db.prisma, CONFIG, logger);
+    again.start();
+    try {
+      await waitFor(() => receiver.state.accepted.some((r) => r.headers['webhook-id'] === refused), 20_000);
+    } finally {
+      await again.stop();
+    }
+    new Webhook(endpoint.secret).verify(receiver.state.accepted.at(-2)!.body, receiver.state.accepted.at(-2)!.headers);
+  }, 60_000);
+
   it('refuses receivers on loopback, private and link-local addresses in production mode', async () => {
     for (const url of [
       'http://127.0.0.1:8080/x',

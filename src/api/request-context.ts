@@ -31,6 +31,8 @@ export interface ApiServices {
   onRefused?: (kind: RateLimitKind) => void;
   /** Base of the report links sent to clients. */
   appBaseUrl: string;
+  /** Webhook receivers on private addresses allowed (never in production: SSRF). */
+  webhooksAllowPrivate?: boolean;
   /** Milliseconds a repeated refusal (wrong key, spent budget) is held before it is answered. */
   refusalDelayMs?: number;
 }
@@ -157,6 +159,7 @@ export function createRequestContext(
     requestId,
     log: request.log,
     appBaseUrl: services.appBaseUrl,
+    webhooksAllowPrivate: services.webhooksAllowPrivate ?? false,
     idempotencyKey: request.idempotencyKey,
   };
 }

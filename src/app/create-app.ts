@@ -72,6 +72,7 @@ export async function createApp(context: AppContext): Promise<Express> {
     return {
       db,
       appBaseUrl: config.appBaseUrl,
+      webhooksAllowPrivate: config.webhooks.allowPrivateAddresses,
       rateLimits: reportingRejections(rateLimits, rejected),
       apiKeys,
       organizationSlots,

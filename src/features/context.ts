@@ -30,6 +30,8 @@ export interface RequestContext {
   log: Logger;
   /** Base of the report links sent to clients. */
   appBaseUrl: string;
+  /** Webhook receivers on private addresses allowed (development only: SSRF). */
+  webhooksAllowPrivate: boolean;
   /** The request's `Idempotency-Key` header, already checked. */
   idempotencyKey?: string;
   /** Set by the REST layer: the root field's arguments went through the validation pass already. */

@@ -24,6 +24,7 @@ import {
   selectionOf,
   unreachableTypes,
 } from './schema-paths';
+import { createWebhookEndpoint } from '../../src/features/webhooks/webhooks.service';
 import { leaksIn, plantCrossLinks, type Tenants } from './two-tenants';
 
 interface OpenApi {
@@ -115,6 +116,11 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
     'Query.user': () => graphqlFetchOne('user', 'user_id'),
     'Mutation.createLead': () => graphqlLeadSweep(),
     'Query.events': () => graphqlEventsSweep(),
+    'Query.webhookEndpoints': () => webhookListSweep(),
+    'Mutation.createWebhookEndpoint': () => webhookCreateSweep(),
+    'Mutation.rotateWebhookSecret': () => webhookByIdSweep('rotateWebhookSecret'),
+    'Mutation.disableWebhookEndpoint': () => webhookByIdSweep('disableWebhookEndpoint'),
+    'Mutation.redeliverWebhook': () => webhookByIdSweep('redeliverWebhook'),
   };
 
   // ---------------------------------------------------------------------------------------------
@@ -218,6 +224,43 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
     expect(items.filter((e) => !own.has(e.subject as string))).toEqual([]);
   }
 
+  let bEndpoint: { id: string; secret: string } | undefined;
+  /** A webhook endpoint of B, made once. */
+  async function endpointOfB() {
+    bEndpoint ??= await createWebhookEndpoint(server.db.prisma, t.b.id, { url: 'http://127.0.0.1:9/b-only' }, { allowPrivate: true });
+    return bEndpoint;
+  }
+
+  async function webhookListSweep(): Promise<void> {
+    const b = await endpointOfB();
+    const result = await gql(t, `{ webhookEndpoints { id url types status cursor delivered_count dead_letters } }`);
+    expect(result.errors).toBeUndefined();
+    expect(leaksIn(t, result.data)).toEqual([]);
+    expect(JSON.stringify(result.data)).not.toContain(b.id);
+    expect(JSON.stringify(result.data)).not.toContain('b-only');
+  }
+
+  async function webhookCreateSweep(): Promise<void> {
+    const result = await gql(t, `mutation { createWebhookEndpoint(url: "http://127.0.0.1:9/a-hook") { id secret } }`);
+    expect(result.errors).toBeUndefined();
+    const id = (result.data!.createWebhookEndpoint as Json).id as string;
+    const rows = await server.db.prisma.$queryRawUnsafe<{ organization_id: string }[]>(
+      'SELECT organization_id::text AS organization_id FROM webhook_endpoints WHERE id = $1::uuid',
+      id,
+    );
+    expect(rows).toEqual([{ organization_id: t.a.id }]);
+  }
+
+  /** B's endpoint by id with A's key: NOT_FOUND, and B's endpoint untouched. */
+  async function webhookByIdSweep(field: string): Promise<void> {
+    const b = await endpointOfB();
+    const before = await server.db.prisma.$queryRawUnsafe<Json[]>('SELECT * FROM webhook_endpoints WHERE id = $1::uuid', b.id);
+    const result = await gql(t, `mutation ($id: UUID!) { ${field}(id: $id) { id } }`, { id: b.id });
+    expect({ data: result.data, codes: result.errors?.map((e) => e.extensions?.code) }).toEqual({ data: null, codes: ['NOT_FOUND'] });
+    const after = await server.db.prisma.$queryRawUnsafe<Json[]>('SELECT * FROM webhook_endpoints WHERE id = $1::uuid', b.id);
+    expect(after).toEqual(before);
+  }
+
   async function graphqlListTotals(field: string, table: 'reports' | 'users' | 'dealerships'): Promise<void> {
     const target = getNamedType(schema.getQueryType()!.getFields()[field]!.type);
     if (!isObjectType(target)) throw new Error(`Query.${field} is not an object`);
@@ -292,12 +335,22 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
     await REST_CASES[operation]!();
   });
 
-  it.each(['Query.reports', 'Query.users', 'Query.dealerships', 'Query.report', 'Query.user', 'Mutation.createLead', 'Query.events'])(
-    'GraphQL %s: nothing of B',
-    async (field) => {
-      await GRAPHQL_ROOT_CASES[field]!();
-    },
-  );
+  it.each([
+    'Query.reports',
+    'Query.users',
+    'Query.dealerships',
+    'Query.report',
+    'Query.user',
+    'Mutation.createLead',
+    'Query.events',
+    'Query.webhookEndpoints',
+    'Mutation.createWebhookEndpoint',
+    'Mutation.rotateWebhookSecret',
+    'Mutation.disableWebhookEndpoint',
+    'Mutation.redeliverWebhook',
+  ])('GraphQL %s: nothing of B', async (field) => {
+    await GRAPHQL_ROOT_CASES[field]!();
+  });
 
   it('GraphQL: B’s values in every argument of every field, root and nested', async () => {
     let swept = 0;

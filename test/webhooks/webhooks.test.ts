@@ -18,7 +18,7 @@ import { WebhookDispatcher, type WebhookDispatcherConfig } from '../../src/featu
 import { createWebhookEndpoint } from '../../src/features/webhooks/webhooks.service';
 import { logger } from '../../src/platform/logger';
 import { DATABASE_KINDS } from '../support/databases';
-import { startTestServer, type TestServer } from '../support/server';
+import { graphql, startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 
 interface Received {
@@ -203,6 +203,39 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     }
     new Webhook(endpoint.secret).verify(receiver.state.accepted.at(-2)!.body, receiver.state.accepted.at(-2)!.headers);
   }, 60_000);
+
+  it("lets the organization's key manage its endpoints through GraphQL", async () => {
+    const key = server.keys[0]!;
+    const created = await graphql<{ createWebhookEndpoint: { id: string; secret: string; types: string[] } }>(
+      server,
+      'mutation { createWebhookEndpoint(url: "http://127.0.0.1:9/api", types: "report.created") { id secret types status } }',
+      {},
+      key,
+    );
+    expect(created.body.errors).toBeUndefined();
+    const { id, secret } = created.body.data!.createWebhookEndpoint;
+    expect(created.body.data!.createWebhookEndpoint).toMatchObject({ types: ['report.created'], status: 'enabled' });
+    const rotated = await graphql<{ rotateWebhookSecret: { secret: string } }>(
+      server,
+      `mutation { rotateWebhookSecret(id: "${id}") { secret } }`,
+      {},
+      key,
+    );
+    expect(rotated.body.data!.rotateWebhookSecret.secret).not.toBe(secret);
+    const disabled = await graphql(server, `mutation { disableWebhookEndpoint(id: "${id}") { status } }`, {}, key);
+    expect(disabled.body.data).toEqual({ disableWebhookEndpoint: { status: 'disabled' } });
+    const listed = await graphql<{ webhookEndpoints: { id: string }[] }>(server, '{ webhookEndpoints { id } }', {}, key);
+    expect(listed.body.data!.webhookEndpoints.map((e) => e.id)).toContain(id);
+    // Bad input is a BAD_USER_INPUT naming the argument, never a 500.
+    for (const bad of [
+      'mutation { createWebhookEndpoint(url: "ftp://x") { id } }',
+      'mutation { createWebhookEndpoint(url: "http://x", types: "nope") { id } }',
+    ]) {
+      const answer = await graphql(server, bad, {}, key);
+      expect(answer.status).toBe(200);
+      expect(answer.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    }
+  });
 
   it('refuses receivers on loopback, private and link-local addresses in production mode', async () => {
     for (const url of [

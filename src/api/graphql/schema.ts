@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { validateArgumentsBeforeResolving } from './argument-validation';
 import { EventsResolver } from '../../features/events/events.resolver';
+import { WebhooksResolver } from '../../features/webhooks/webhooks.resolver';
 import { LeadsResolver } from '../../features/leads/leads.resolver';
 import { ReportNotificationsResolver } from '../../features/notifications/notifications.resolver';
 import { DealershipsResolver } from '../../features/dealerships/dealerships.resolver';
@@ -18,6 +19,7 @@ export const RESOLVERS = [
   LeadsResolver,
   ReportNotificationsResolver,
   EventsResolver,
+  WebhooksResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -3,7 +3,7 @@ import type { Database } from '../platform/db/database';
 import type { Logger } from '../platform/logger';
 import { channelSendersFromConfig } from '../features/notifications/channels';
 import { startEventPruning } from '../features/events/event-retention';
-import { WebhookDispatcher } from '../features/webhooks/webhook-dispatcher';
+import { WebhookDispatcher, type WebhookMetrics } from '../features/webhooks/webhook-dispatcher';
 import { OutboxDispatcher, type DispatcherMetrics } from '../features/notifications/dispatcher';
 
 export interface RunningDispatcher {
@@ -14,7 +14,12 @@ export interface RunningDispatcher {
 }
 
 /** A dispatcher over `db` with the configured channels, already started. */
-export function startDispatcher(db: Database, config: AppConfig, logger: Logger, metrics?: DispatcherMetrics): RunningDispatcher {
+export function startDispatcher(
+  db: Database,
+  config: AppConfig,
+  logger: Logger,
+  metrics?: DispatcherMetrics & WebhookMetrics,
+): RunningDispatcher {
   const senders = channelSendersFromConfig(config, logger);
   const dispatcher = new OutboxDispatcher(db.prisma, senders, config.dispatcher, logger, metrics);
   dispatcher.start();
@@ -25,7 +30,7 @@ export function startDispatcher(db: Database, config: AppConfig, logger: Logger,
     { retentionDays: config.events.retentionDays, intervalMs: config.events.pruneIntervalMs },
     logger,
   );
-  const webhooks = new WebhookDispatcher(db.prisma, config.webhooks, logger);
+  const webhooks = new WebhookDispatcher(db.prisma, config.webhooks, logger, metrics);
   webhooks.start();
   return {
     dispatcher,

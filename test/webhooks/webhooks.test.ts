@@ -17,6 +17,7 @@ import { destinationProblem } from '../../src/features/webhooks/destination';
 import { WebhookDispatcher, type WebhookDispatcherConfig } from '../../src/features/webhooks/webhook-dispatcher';
 import { createWebhookEndpoint } from '../../src/features/webhooks/webhooks.service';
 import { logger } from '../../src/platform/logger';
+import { createMetrics } from '../../src/platform/metrics/metrics';
 import { DATABASE_KINDS } from '../support/databases';
 import { graphql, startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
@@ -122,7 +123,8 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     await touchReports(server, tokensB.slice(0, 3), 'other organization');
     const expected = await feedAfter(server, orgA, endpoint.cursor, 6);
 
-    const dispatcher = new WebhookDispatcher(server.db.prisma, CONFIG, logger);
+    const metrics = createMetrics();
+    const dispatcher = new WebhookDispatcher(server.db.prisma, CONFIG, logger, metrics);
     dispatcher.start();
     try {
       await waitFor(() => receiver.state.received.length >= 5, 20_000);
@@ -142,6 +144,11 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     // Every retry of an event carried that event's id.
     const firstId = receiver.state.accepted[0]!.headers['webhook-id'];
     expect(receiver.state.received.filter((r) => r.headers['webhook-id'] !== firstId).length).toBe(5);
+    // Counted: 6 delivered with their lag, the failed attempts as retries.
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('vr_webhook_attempts_total{outcome="delivered"} 6');
+    expect(text).toMatch(/vr_webhook_attempts_total\{outcome="retry"\} ([5-9]|\d\d+)/);
+    expect(text).toContain('vr_webhook_delivery_lag_seconds_count 6');
     // A signature made with another secret does not verify.
     expect(() =>
       new Webhook(`whsec_${Buffer.alloc(24, 1).toString('base64')}`).verify(

@@ -131,7 +131,11 @@ export class WebhookDispatcher {
         w.cursor_position::text AS cursor_position, w.attempts, (extract(epoch FROM w.locked_until) * 1000)::bigint::text AS lease`;
   }
 
-  /** Sends the endpoint's next events in order; stops at the first failure. */
+  /**
+   * Sends the endpoint's next events in order and stops at the first failure. The cursor moves
+   * once per claim, past what was acknowledged (one UPDATE per claim, not per event): a crash
+   * before it sends that claim's events again, with their ids.
+   */
   private async deliverEndpoint(endpoint: ClaimedEndpoint): Promise<number> {
     const after = encodeCursor({ xid: BigInt(endpoint.cursor_xid), position: BigInt(endpoint.cursor_position) });
     const page = await readEvents(this.prisma, endpoint.organization_id, {
@@ -140,70 +144,62 @@ export class WebhookDispatcher {
       types: endpoint.types.length > 0 ? endpoint.types.join(',') : null,
     });
     let attempts = endpoint.attempts;
+    let acknowledged = after;
     let sent = 0;
+    let lastError: string | null = null;
     for (const event of page.items) {
       const result = await deliver(
         endpoint.url,
         endpoint.secret,
         { id: webhookId(event), body: webhookBody(event) },
-        {
-          timeoutMs: this.config.timeoutMs,
-          allowPrivate: this.config.allowPrivateAddresses,
-        },
+        { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivateAddresses },
       );
       attempts += 1;
-      const lag = (Date.now() - event.occurred_at.getTime()) / 1000;
       if (result.ok) {
+        this.metrics?.webhookAttempted('delivered', (Date.now() - event.occurred_at.getTime()) / 1000);
         sent += 1;
         attempts = 0;
-        this.metrics?.webhookAttempted('delivered', lag);
-        if (!(await this.advance(endpoint, event.cursor, null))) return sent;
+        acknowledged = event.cursor;
         continue;
       }
+      lastError = describe(result);
       if (attempts >= this.config.maxAttempts) {
         this.metrics?.webhookAttempted('dead', undefined);
-        this.logger.error({ endpointId: endpoint.id, event: event.position, error: describe(result) }, 'webhook event dead-lettered');
+        this.logger.error({ endpointId: endpoint.id, event: event.position, error: lastError }, 'webhook event dead-lettered');
         await this.prisma.$executeRaw`
           INSERT INTO webhook_dead_letters (id, endpoint_id, event_position, event_type, attempts, last_error)
-          VALUES (gen_random_uuid(), ${endpoint.id}::uuid, ${event.position}::bigint, ${event.type}, ${attempts}::int, ${describe(result)})`;
+          VALUES (gen_random_uuid(), ${endpoint.id}::uuid, ${event.position}::bigint, ${event.type}, ${attempts}::int, ${lastError})`;
         attempts = 0;
-        if (!(await this.advance(endpoint, event.cursor, describe(result)))) return sent;
+        acknowledged = event.cursor;
         continue;
       }
       this.metrics?.webhookAttempted('retry', undefined);
       const delayMs = retryDelayMs(attempts, { baseMs: this.config.backoffBaseMs, maxMs: this.config.backoffMaxMs });
-      this.logger.warn(
-        { endpointId: endpoint.id, attempt: attempts, retryInMs: delayMs, error: describe(result) },
-        'webhook attempt failed',
-      );
-      await this.prisma.$executeRaw`
-        UPDATE webhook_endpoints SET attempts = ${attempts}::int, last_error = ${describe(result)},
-          next_attempt_at = now() + ${delayMs}::int * interval '1 millisecond', locked_until = NULL
-        WHERE id = ${endpoint.id}::uuid AND (extract(epoch FROM locked_until) * 1000)::bigint = ${endpoint.lease}::bigint`;
+      this.logger.warn({ endpointId: endpoint.id, attempt: attempts, retryInMs: delayMs, error: lastError }, 'webhook attempt failed');
+      await this.release(endpoint, acknowledged, sent, attempts, lastError, delayMs);
       return sent;
     }
-    // Everything visible was sent: continue from the page's `next` (it may skip past other
-    // organizations' transactions), and come back at the next poll.
-    await this.prisma.$executeRaw`
-      UPDATE webhook_endpoints SET
-        (cursor_xid, cursor_position) = (${decodeXid(page.next)}, ${decodePosition(page.next)}::bigint),
-        locked_until = NULL, next_attempt_at = now()
-      WHERE id = ${endpoint.id}::uuid AND (extract(epoch FROM locked_until) * 1000)::bigint = ${endpoint.lease}::bigint
-        AND (cursor_xid::xid8, cursor_position) < (${decodeXid(page.next)}::xid8, ${decodePosition(page.next)}::bigint)`;
-    await this.prisma.$executeRaw`
-      UPDATE webhook_endpoints SET locked_until = NULL
-      WHERE id = ${endpoint.id}::uuid AND (extract(epoch FROM locked_until) * 1000)::bigint = ${endpoint.lease}::bigint`;
+    // Everything visible was sent: a short page's `next` may also skip past other organizations'
+    // transactions; come back at the next poll.
+    await this.release(endpoint, page.next, sent, 0, lastError, 0);
     return sent;
   }
 
-  /** Moves the cursor past a delivered (or dead-lettered) event; false if the lease was lost. */
-  private async advance(endpoint: ClaimedEndpoint, cursor: string, error: string | null): Promise<boolean> {
+  /** Moves the cursor, records the outcome and ends the claim; nothing if the lease was lost. */
+  private async release(
+    endpoint: ClaimedEndpoint,
+    cursor: string,
+    sent: number,
+    attempts: number,
+    error: string | null,
+    delayMs: number,
+  ): Promise<void> {
     const updated = await this.prisma.$executeRaw`
       UPDATE webhook_endpoints SET cursor_xid = ${decodeXid(cursor)}, cursor_position = ${decodePosition(cursor)}::bigint,
-        attempts = 0, last_error = ${error}, delivered_count = delivered_count + ${error === null ? 1 : 0}::int
+        attempts = ${attempts}::int, last_error = ${error}, delivered_count = delivered_count + ${sent}::int,
+        next_attempt_at = now() + ${delayMs}::int * interval '1 millisecond', locked_until = NULL
       WHERE id = ${endpoint.id}::uuid AND (extract(epoch FROM locked_until) * 1000)::bigint = ${endpoint.lease}::bigint`;
     if (updated === 0) this.logger.warn({ endpointId: endpoint.id }, 'webhook endpoint re-claimed during delivery (lease too short?)');
-    return updated === 1;
   }
 }
 

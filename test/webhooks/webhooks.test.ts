@@ -359,3 +359,38 @@ describe('webhooks on postgres: a dispatcher killed with SIGKILL mid-delivery', 
     expect(firstSeen.slice(0, expected.length)).toEqual(expected.map((e) => `evt_${e.position}`));
   }, 90_000);
 });
+
+describe('examples/webhook-receiver.ts', () => {
+  it('acknowledges a signed delivery and refuses one signed with another secret', async () => {
+    const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+    const probe = http.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const example = spawn(process.execPath, ['--import', 'tsx', path.join('examples', 'webhook-receiver.ts')], {
+      env: { ...process.env, WEBHOOK_SECRET: secret, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      await new Promise<void>((resolve) =>
+        example.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('listening') && resolve()),
+      );
+      const body = JSON.stringify({
+        type: 'report.created',
+        timestamp: new Date().toISOString(),
+        data: { cursor: 'x', position: '1', subject: 's', payload: {} },
+      });
+      const options = { timeoutMs: 2_000, allowPrivate: true };
+      const good = await deliver(`http://127.0.0.1:${port}/hooks`, secret, { id: 'evt_1', body }, options);
+      const forged = await deliver(
+        `http://127.0.0.1:${port}/hooks`,
+        `whsec_${Buffer.alloc(24, 8).toString('base64')}`,
+        { id: 'evt_2', body },
+        options,
+      );
+      expect([good.status, forged.status]).toEqual([204, 401]);
+    } finally {
+      example.kill('SIGKILL');
+    }
+  }, 30_000);
+});

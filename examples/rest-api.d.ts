@@ -124,6 +124,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the change feed
+         * @description The organization's change feed in commit order: pass `next` back as `after` to read on (docs/events.md)
+         */
+        get: operations["events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -584,6 +604,36 @@ export interface components {
              * @description active users of the dealership
              */
             user_count: number;
+        };
+        /** EventPage */
+        EventPage: {
+            items: components["schemas"]["Event"][];
+            /** @description the cursor to read on from (`after`); it may move on even when a page is empty */
+            next: string;
+        };
+        /**
+         * Event
+         * @description One change of a report or outcome of a notification (docs/events.md)
+         */
+        Event: {
+            /** @description this event's cursor: `after` it reads the events that follow */
+            cursor: string;
+            /** @description the event number (a 64-bit integer, as text): unique, not in commit order */
+            position: string;
+            /** @description report.created, report.updated, report.folder_sold, notification.delivered, ... */
+            type: string;
+            /**
+             * Format: uuid
+             * @description the report token
+             */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description when the writing transaction made the change
+             */
+            occurred_at: string;
+            /** @description what changed; its shape depends on the type (docs/events.md) */
+            payload: unknown;
         };
         /** HTTPError */
         HTTPError: {
@@ -1382,6 +1432,122 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DealershipPage"];
+                };
+            };
+            /** @description A body that cannot be read: bytes that do not decode, or JSON nested too deep (`There was an error parsing the body`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Missing (`Not authenticated`, with `WWW-Authenticate: APIKey`) or invalid API key (`Invalid API key`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The client did not send its whole request in time; the connection is closed */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Request body over 100 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Query string over 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    /** @description IETF httpapi RateLimit header */
+                    RateLimit?: string;
+                    /** @description IETF httpapi RateLimit-Policy header */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Request line and headers over 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description The database is unavailable, or the request took longer than the deadline: retry after `Retry-After` */
+            503: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    events: {
+        parameters: {
+            query?: {
+                /** @description a cursor from `next` or an event; none: the oldest retained event */
+                after?: string | null;
+                /** @description events per page, 1 to 1000 */
+                limit?: number | null;
+                /** @description comma-separated event types to return (default: all) */
+                types?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
                 };
             };
             /** @description A body that cannot be read: bytes that do not decode, or JSON nested too deep (`There was an error parsing the body`) */

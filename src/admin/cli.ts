@@ -14,6 +14,13 @@ import { applyMigrations } from '../platform/db/migrations/apply';
 import type { PrismaClient } from '../generated/prisma/client';
 import { buildDemoDataset } from '../seed/dataset';
 import { isDatabaseEmpty, seedDatabase } from '../seed/seed-database';
+import {
+  createWebhookEndpoint,
+  disableWebhookEndpoint,
+  listWebhookEndpoints,
+  redeliverWebhook,
+  rotateWebhookSecret,
+} from '../features/webhooks/webhooks.service';
 import { importReports } from './import-reports';
 
 type Options = Record<string, string | boolean | undefined>;
@@ -152,6 +159,36 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
   'key:revoke': {
     usage: '--id ID',
     run: async (prisma, o) => ({ id: required(o, 'id'), revoked: await revokeApiKey(prisma, required(o, 'id')) }),
+  },
+  'webhook:create': {
+    usage: '--org ID --url URL [--types T1,T2] [--after CURSOR] (the signing secret is printed once, only now)',
+    run: (prisma, o) =>
+      createWebhookEndpoint(
+        prisma,
+        required(o, 'org'),
+        {
+          url: required(o, 'url'),
+          types: typeof o.types === 'string' ? o.types : null,
+          after: typeof o.after === 'string' ? o.after : null,
+        },
+        { allowPrivate: loadConfig().webhooks.allowPrivateAddresses },
+      ),
+  },
+  'webhook:list': {
+    usage: '--org ID',
+    run: async (prisma, o) => ({ endpoints: await listWebhookEndpoints(prisma, required(o, 'org')) }),
+  },
+  'webhook:rotate': {
+    usage: '--org ID --id ID (prints the new secret once)',
+    run: (prisma, o) => rotateWebhookSecret(prisma, required(o, 'org'), required(o, 'id')),
+  },
+  'webhook:disable': {
+    usage: '--org ID --id ID',
+    run: (prisma, o) => disableWebhookEndpoint(prisma, required(o, 'org'), required(o, 'id')),
+  },
+  'webhook:redeliver': {
+    usage: '--org ID --id ID [--after CURSOR] (from CURSOR, else from the oldest dead letter; re-enables)',
+    run: (prisma, o) => redeliverWebhook(prisma, required(o, 'org'), required(o, 'id'), typeof o.after === 'string' ? o.after : null),
   },
   import: {
     usage: '--org ID --file FILE (JSON Lines, one full report per line)',

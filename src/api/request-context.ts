@@ -34,6 +34,8 @@ export interface ApiServices {
   appBaseUrl: string;
   /** Signs and reads the lists' cursors (default: the unset CURSOR_SECRET's public key). */
   cursors?: CursorCodec;
+  /** Webhook receivers on private addresses allowed (never in production: SSRF). */
+  webhooksAllowPrivate?: boolean;
   /** Milliseconds a repeated refusal (wrong key, spent budget) is held before it is answered. */
   refusalDelayMs?: number;
 }
@@ -200,6 +202,7 @@ export function createRequestContext(
     log: request.log,
     appBaseUrl: services.appBaseUrl,
     cursors: services.cursors ?? (defaultCursors ??= new CursorCodec(DEFAULT_CURSOR_SECRET)),
+    webhooksAllowPrivate: services.webhooksAllowPrivate ?? false,
     idempotencyKey: request.idempotencyKey,
     clientAddress: request.clientAddress,
   };

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import type { DispatcherConfig } from '../features/notifications/dispatcher';
+import type { WebhookDispatcherConfig } from '../features/webhooks/webhook-dispatcher';
 import type { DatabaseOptions } from '../platform/db/database';
 import type { ConcurrencySettings } from '../platform/rate-limit/concurrency-limiter';
 import type { RateLimitSettings } from '../platform/rate-limit/rate-limiter';
@@ -69,6 +70,10 @@ export interface AppConfig {
   /** Run the outbox dispatcher inside the API process (`npm start`). */
   runDispatcher: boolean;
   dispatcher: DispatcherConfig;
+  /** The change feed's retention and how often old events are pruned (docs/events.md). */
+  events: { retentionDays: number; pruneIntervalMs: number };
+  /** Signed webhooks of the change feed, delivered beside the outbox (docs/events.md, "Webhooks"). */
+  webhooks: WebhookDispatcherConfig;
   rateLimits: RateLimitSettings;
   /** Requests of one organization in progress at once per instance, and the short line beyond. */
   organizationConcurrency: ConcurrencySettings;
@@ -118,6 +123,26 @@ function dispatcherConfig(env: NodeJS.ProcessEnv): DispatcherConfig {
   // A lease shorter than a send would let a second worker re-claim a row still being sent.
   if (config.leaseMs <= config.sendTimeoutMs * 2) {
     throw new Error('DISPATCHER_LEASE_MS must be more than twice NOTIFICATION_SEND_TIMEOUT_MS');
+  }
+  return config;
+}
+
+function webhooksConfig(env: NodeJS.ProcessEnv, nodeEnv: string): WebhookDispatcherConfig {
+  const config: WebhookDispatcherConfig = {
+    pollIntervalMs: integer(env, 'WEBHOOK_POLL_INTERVAL_MS', 250, 1),
+    batchSize: integer(env, 'WEBHOOK_BATCH_SIZE', 20, 1),
+    eventsPerClaim: integer(env, 'WEBHOOK_EVENTS_PER_CLAIM', 20, 1),
+    leaseMs: integer(env, 'WEBHOOK_LEASE_MS', 120_000, 1),
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 5_000, 1),
+    maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 10, 1),
+    backoffBaseMs: integer(env, 'WEBHOOK_BACKOFF_BASE_MS', 2_000, 0),
+    backoffMaxMs: integer(env, 'WEBHOOK_BACKOFF_MAX_MS', 600_000, 0),
+    // Receivers on private networks only where no outsider can register one (SSRF).
+    allowPrivateAddresses: flag(env, 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES', nodeEnv !== 'production') && nodeEnv !== 'production',
+  };
+  // The lease must outlast a whole claim's sends, or a second dispatcher would send them too.
+  if (config.leaseMs <= config.eventsPerClaim * config.timeoutMs) {
+    throw new Error('WEBHOOK_LEASE_MS must be more than WEBHOOK_EVENTS_PER_CLAIM x WEBHOOK_TIMEOUT_MS');
   }
   return config;
 }
@@ -237,6 +262,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     smsApiToken: env.SMS_API_TOKEN || undefined,
     runDispatcher: flag(env, 'RUN_DISPATCHER', true),
     dispatcher: dispatcherConfig(env),
+    events: {
+      retentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1),
+      pruneIntervalMs: integer(env, 'EVENT_PRUNE_INTERVAL_MS', 3_600_000, 1_000),
+    },
+    webhooks: webhooksConfig(env, nodeEnv),
     rateLimits: {
       redisUrl: env.REDIS_URL || undefined,
       // Points: a request costs the SQL statements it may run (a list page 2, one report 1).

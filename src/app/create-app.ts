@@ -75,6 +75,7 @@ export async function createApp(context: AppContext): Promise<Express> {
       db,
       appBaseUrl: config.appBaseUrl,
       cursors,
+      webhooksAllowPrivate: config.webhooks.allowPrivateAddresses,
       rateLimits: reportingRejections(rateLimits, rejected),
       apiKeys,
       organizationSlots,

@@ -35,6 +35,8 @@ export interface RequestContext {
   clientAddress?: string;
   /** Signs and reads the lists' keyset cursors (CURSOR_SECRET). */
   cursors: CursorCodec;
+  /** Webhook receivers on private addresses allowed (development only: SSRF). */
+  webhooksAllowPrivate: boolean;
   /** The request's `Idempotency-Key` header, already checked. */
   idempotencyKey?: string;
   /** Set by the REST layer: the root field's arguments went through the validation pass already. */

@@ -37,7 +37,15 @@ describe('schema.graphql', () => {
 
   it('describes the root operations', () => {
     const schema = buildSchema(readFileSync(SCHEMA_FILE, 'utf8'));
-    expect(Object.keys(schema.getQueryType()!.getFields()).sort()).toEqual(['dealerships', 'report', 'reports', 'user', 'users']);
+    expect(Object.keys(schema.getQueryType()!.getFields()).sort()).toEqual([
+      'dealerships',
+      'events',
+      'report',
+      'reports',
+      'user',
+      'users',
+      'webhookEndpoints',
+    ]);
     expect(Object.keys(schema.getMutationType()!.getFields())).toContain('createLead');
   });
 

@@ -518,6 +518,8 @@ describe.each(['pglite', 'postgres'] as const)('REST conformance (%s)', (kind) =
         // and the other way round: a template without a trailing slash
         ['/public/reports/create-lead/', '/public/reports/create-lead'],
         [`/public/users/${UNKNOWN_UUID}/?x=1`, `/public/users/${UNKNOWN_UUID}?x=1`],
+        // bad UTF-8 decodes to U+FFFD (as Starlette's unquote does), escaped again in the header (was a 500)
+        ['/public/users/%C0%AF/', '/public/users/%EF%BF%BD%EF%BF%BD'],
       ] as const) {
         const res = await fetch(`${server.url}${from}`, { redirect: 'manual' });
         expect([from, res.status, res.headers.get('location')]).toEqual([from, 307, to]);

@@ -77,7 +77,7 @@ describe('OpenAPI document of the real schema', () => {
     expect(doc.servers).toEqual([{ url: '/' }]);
   });
 
-  it('has exactly the six operations of spec section 4', () => {
+  it('has exactly the six operations of spec section 4, and the change feed (docs/events.md)', () => {
     expect(operationsOf(doc).sort()).toEqual(
       [
         'GET /public/reports/',
@@ -86,6 +86,7 @@ describe('OpenAPI document of the real schema', () => {
         'GET /public/users/',
         'GET /public/users/{user_id}',
         'GET /public/dealerships/',
+        'GET /public/events/',
       ].sort(),
     );
   });
@@ -332,6 +333,7 @@ const THROWAWAY_SDL = /* GraphQL */ `
     users(limit: Int = 100, offset: Int! = 0): Page!
     user(user_id: UUID!): Page!
     dealerships(limit: Int = 100, offset: Int! = 0, near: Float): Page!
+    events(after: String, limit: Int = 100, types: String): Page!
   }
 
   type Mutation {

@@ -1,6 +1,6 @@
 /**
  * The real application's /docs in headless Chromium: Swagger UI loads the generated
- * /openapi.json and renders the six REST operations, with nothing fetched beyond 127.0.0.1.
+ * /openapi.json and renders the six REST operations of the spec and the change feed, with nothing fetched beyond 127.0.0.1.
  */
 import type { Browser } from 'playwright-core';
 import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
@@ -13,6 +13,7 @@ const EXPECTED_OPERATIONS = [
   'GET /public/users/',
   'GET /public/users/{user_id}',
   'GET /public/dealerships/',
+  'GET /public/events/',
 ];
 
 describe.each(['pglite', 'postgres'] as const)('Swagger UI of the real app (%s)', (kind) => {
@@ -38,7 +39,7 @@ describe.each(['pglite', 'postgres'] as const)('Swagger UI of the real app (%s)'
     expect(Object.keys(doc.paths).sort()).toEqual([...new Set(EXPECTED_OPERATIONS.map((op) => op.split(' ')[1]))].sort());
   });
 
-  it('renders the six operations from /openapi.json without any request leaving 127.0.0.1', async () => {
+  it('renders the six operations and the change feed from /openapi.json without any request leaving 127.0.0.1', async () => {
     if (!browser) throw new Error('Chromium did not start');
     const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
     const page = await context.newPage();

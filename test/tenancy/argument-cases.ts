@@ -156,6 +156,10 @@ export const ARGUMENT_CASES: Record<string, ArgumentCase> = {
     },
   },
   order_by: { expect: 'own-only', values: () => ['-created_at'] },
+  // The change feed: a cursor is a place in the log every organization shares, not B's (the
+  // start of the log and an arbitrary later place); types are shared names.
+  after: { expect: 'own-only', values: () => [Buffer.from('0.0').toString('base64url'), Buffer.from('1.5').toString('base64url')] },
+  types: { expect: 'own-only', values: () => ['report.created,report.updated', 'notification.delivered'] },
   // fetch one / create by B's id
   report_id: {
     expect: 'not-found',

@@ -24,6 +24,7 @@ import {
   selectionOf,
   unreachableTypes,
 } from './schema-paths';
+import { createWebhookEndpoint } from '../../src/features/webhooks/webhooks.service';
 import { leaksIn, plantCrossLinks, type Tenants } from './two-tenants';
 
 interface OpenApi {
@@ -103,6 +104,7 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
     'GET /public/reports/{report_id}': () => fetchOneSweep('/public/reports/{report_id}', 'report_id', 'Report not found'),
     'GET /public/users/{user_id}': () => fetchOneSweep('/public/users/{user_id}', 'user_id', 'User not found'),
     'POST /public/reports/create-lead': () => restLeadSweep(),
+    'GET /public/events/': () => restEventsSweep(),
   };
 
   /** One case per GraphQL root field. */
@@ -113,6 +115,12 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
     'Query.report': () => graphqlFetchOne('report', 'report_id'),
     'Query.user': () => graphqlFetchOne('user', 'user_id'),
     'Mutation.createLead': () => graphqlLeadSweep(),
+    'Query.events': () => graphqlEventsSweep(),
+    'Query.webhookEndpoints': () => webhookListSweep(),
+    'Mutation.createWebhookEndpoint': () => webhookCreateSweep(),
+    'Mutation.rotateWebhookSecret': () => webhookByIdSweep('rotateWebhookSecret'),
+    'Mutation.disableWebhookEndpoint': () => webhookByIdSweep('disableWebhookEndpoint'),
+    'Mutation.redeliverWebhook': () => webhookByIdSweep('redeliverWebhook'),
   };
 
   // ---------------------------------------------------------------------------------------------
@@ -177,6 +185,81 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
         expect(await countRows(server.db)).toEqual(before);
       }
     }
+  }
+
+  /** A's tokens: the only subjects A's change feed may name. */
+  function ownTokens(): Set<string> {
+    return new Set(server.dataset.reports.filter((r) => r.organization_id === t.a.id).map((r) => r.token));
+  }
+
+  /** The change feed with every argument's values: A's events only, with nothing of B in them. */
+  async function restEventsSweep(): Promise<void> {
+    const own = ownTokens();
+    const unfiltered = await restGet(t, '/public/events/', { limit: 1000 });
+    expect(unfiltered.status).toBe(200);
+    // The planted cross-links wrote events too (A's rX moved onto B's dealership, B's rB onto A's).
+    expect((unfiltered.body.items as Json[]).length).toBeGreaterThan(0);
+    const parameters = openApi.paths['/public/events/']!.get!.parameters!.filter((p) => p.in === 'query');
+    for (const { name } of parameters) {
+      for (const value of caseFor(name, 'GET /public/events/').values(t)) {
+        const { status, body } = await restGet(t, '/public/events/', { limit: 1000, [name]: value });
+        const context = `GET /public/events/?${name}=${JSON.stringify(value)}`;
+        const strangers = (body.items as Json[]).map((e) => e.subject as string).filter((subject) => !own.has(subject));
+        expect({ context, status, leaks: leaksIn(t, body), strangers }).toEqual({ context, status: 200, leaks: [], strangers: [] });
+      }
+    }
+    // B reads its own feed with its own key, A's key never shows it.
+    const fromB = await fetch(`${t.server.url}/public/events/?limit=1000`, { headers: { 'x-api-key': t.b.key } });
+    const bSubjects = ((await fromB.json()) as { items: Json[] }).items.map((e) => e.subject as string);
+    expect(bSubjects).toContain(t.planted.rB);
+    expect((unfiltered.body.items as Json[]).some((e) => bSubjects.includes(e.subject as string))).toBe(false);
+  }
+
+  async function graphqlEventsSweep(): Promise<void> {
+    const own = ownTokens();
+    const result = await gql(t, `{ events(limit: 1000) { items { cursor position type subject occurred_at payload } next } }`);
+    expect(result.errors).toBeUndefined();
+    expect(leaksIn(t, result.data)).toEqual([]);
+    const items = (result.data!.events as { items: Json[] }).items;
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.filter((e) => !own.has(e.subject as string))).toEqual([]);
+  }
+
+  let bEndpoint: { id: string; secret: string } | undefined;
+  /** A webhook endpoint of B, made once. */
+  async function endpointOfB() {
+    bEndpoint ??= await createWebhookEndpoint(server.db.prisma, t.b.id, { url: 'http://127.0.0.1:9/b-only' }, { allowPrivate: true });
+    return bEndpoint;
+  }
+
+  async function webhookListSweep(): Promise<void> {
+    const b = await endpointOfB();
+    const result = await gql(t, `{ webhookEndpoints { id url types status cursor delivered_count dead_letters } }`);
+    expect(result.errors).toBeUndefined();
+    expect(leaksIn(t, result.data)).toEqual([]);
+    expect(JSON.stringify(result.data)).not.toContain(b.id);
+    expect(JSON.stringify(result.data)).not.toContain('b-only');
+  }
+
+  async function webhookCreateSweep(): Promise<void> {
+    const result = await gql(t, `mutation { createWebhookEndpoint(url: "http://127.0.0.1:9/a-hook") { id secret } }`);
+    expect(result.errors).toBeUndefined();
+    const id = (result.data!.createWebhookEndpoint as Json).id as string;
+    const rows = await server.db.prisma.$queryRawUnsafe<{ organization_id: string }[]>(
+      'SELECT organization_id::text AS organization_id FROM webhook_endpoints WHERE id = $1::uuid',
+      id,
+    );
+    expect(rows).toEqual([{ organization_id: t.a.id }]);
+  }
+
+  /** B's endpoint by id with A's key: NOT_FOUND, and B's endpoint untouched. */
+  async function webhookByIdSweep(field: string): Promise<void> {
+    const b = await endpointOfB();
+    const before = await server.db.prisma.$queryRawUnsafe<Json[]>('SELECT * FROM webhook_endpoints WHERE id = $1::uuid', b.id);
+    const result = await gql(t, `mutation ($id: UUID!) { ${field}(id: $id) { id } }`, { id: b.id });
+    expect({ data: result.data, codes: result.errors?.map((e) => e.extensions?.code) }).toEqual({ data: null, codes: ['NOT_FOUND'] });
+    const after = await server.db.prisma.$queryRawUnsafe<Json[]>('SELECT * FROM webhook_endpoints WHERE id = $1::uuid', b.id);
+    expect(after).toEqual(before);
   }
 
   async function graphqlListTotals(field: string, table: 'reports' | 'users' | 'dealerships'): Promise<void> {
@@ -248,16 +331,27 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
     'GET /public/reports/{report_id}',
     'GET /public/users/{user_id}',
     'POST /public/reports/create-lead',
+    'GET /public/events/',
   ])('REST %s: B by id, by every filter, by search: nothing of B', async (operation) => {
     await REST_CASES[operation]!();
   });
 
-  it.each(['Query.reports', 'Query.users', 'Query.dealerships', 'Query.report', 'Query.user', 'Mutation.createLead'])(
-    'GraphQL %s: nothing of B',
-    async (field) => {
-      await GRAPHQL_ROOT_CASES[field]!();
-    },
-  );
+  it.each([
+    'Query.reports',
+    'Query.users',
+    'Query.dealerships',
+    'Query.report',
+    'Query.user',
+    'Mutation.createLead',
+    'Query.events',
+    'Query.webhookEndpoints',
+    'Mutation.createWebhookEndpoint',
+    'Mutation.rotateWebhookSecret',
+    'Mutation.disableWebhookEndpoint',
+    'Mutation.redeliverWebhook',
+  ])('GraphQL %s: nothing of B', async (field) => {
+    await GRAPHQL_ROOT_CASES[field]!();
+  });
 
   it('GraphQL: B’s values in every argument of every field, root and nested', async () => {
     let swept = 0;
@@ -276,7 +370,9 @@ describe.each(DATABASE_KINDS)('tenancy: organization A never sees B (%s)', (kind
           );
           const args = `${arg.name}: $value${others ? `, ${others.slice(1, -1)}` : ''}`;
           const itemType = getNamedType(target.getFields().items!.type) as GraphQLObjectType;
-          const inner = `swept: ${field.name}(${args}) { total items { ${selectionOf(itemType, 0)} } }`;
+          // A cursor page (the change feed) has no total.
+          const envelope = target.getFields().total ? 'total' : '';
+          const inner = `swept: ${field.name}(${args}) { ${envelope} items { ${selectionOf(itemType, 0)} } }`;
           const query = `query ($value: ${arg.type.toString()}) { ${nest(parent, inner)} }`;
           const result = await gql(t, query, { value });
           const context = `${owner}.${field.name}(${arg.name}: ${JSON.stringify(value)})`;

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { validateArgumentsBeforeResolving } from './argument-validation';
+import { EventsResolver } from '../../features/events/events.resolver';
+import { WebhooksResolver } from '../../features/webhooks/webhooks.resolver';
 import { LeadsResolver } from '../../features/leads/leads.resolver';
 import { ReportNotificationsResolver } from '../../features/notifications/notifications.resolver';
 import { DealershipsResolver } from '../../features/dealerships/dealerships.resolver';
@@ -16,6 +18,8 @@ export const RESOLVERS = [
   DealershipsResolver,
   LeadsResolver,
   ReportNotificationsResolver,
+  EventsResolver,
+  WebhooksResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -65,7 +65,10 @@ function resolveRoute(req: Request, path: string): { route: RestRoute } | { redi
     const toggled = path.endsWith('/') ? path.replace(/\/+$/, '') : `${path}/`;
     if (matchRoutes(toggled).length > 0) {
       const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-      return { redirect: `${toggled}${query}` };
+      // The path was decoded: anything outside printable ASCII (a U+FFFD from bad UTF-8, a space)
+      // is escaped again, or it could not travel in a header (Node refuses it: a 500).
+      const location = toggled.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
+      return { redirect: `${location}${query}` };
     }
     return { status: 404 };
   }

@@ -51,6 +51,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     notFound: 'User not found',
   },
   { field: 'Query.dealerships', method: 'GET', path: '/dealerships/', status: 200, summary: 'List dealerships', tag: 'dealerships' },
+  { field: 'Query.events', method: 'GET', path: '/events/', status: 200, summary: 'Read the change feed', tag: 'events' },
 ];
 
 export function fieldNameOf(route: RestRoute): string {

@@ -37,6 +37,8 @@ export interface AppMetrics {
   rateLimitRejected(api: ApiInterface): (limit: RateLimitKind) => void;
   /** One notification delivery attempt and the row's status after it. */
   notificationAttempted(channel: string, status: keyof typeof ATTEMPT_OUTCOMES): void;
+  /** One webhook request and what became of its event; the lag from the change to its delivery. */
+  webhookAttempted(outcome: 'delivered' | 'retry' | 'dead', lagSeconds: number | undefined): void;
 }
 
 /** The SQL verb of a statement (`select`, `insert`, ...): its text and values never become labels. */
@@ -74,11 +76,28 @@ export function createMetrics(): AppMetrics {
     registers: [registry],
   });
 
+  const webhookAttempts = new Counter({
+    name: 'vr_webhook_attempts_total',
+    help: 'Webhook requests by outcome: delivered (2xx), retry (failed, will retry) or dead (failed its last attempt, dead-lettered).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const webhookLag = new Histogram({
+    name: 'vr_webhook_delivery_lag_seconds',
+    help: "From an event's writing transaction to the receiver's 2xx.",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+
   return {
     registry,
     httpRequestDuration,
     observeQuery: ({ query, durationMs }) => dbQueryDuration.observe({ operation: sqlOperationOf(query) }, durationMs / 1000),
     rateLimitRejected: (api) => (limit) => rateLimitRejections.inc({ limit, interface: api }),
     notificationAttempted: (channel, status) => notificationAttempts.inc({ channel, outcome: ATTEMPT_OUTCOMES[status] }),
+    webhookAttempted: (outcome, lagSeconds) => {
+      webhookAttempts.inc({ outcome });
+      if (lagSeconds !== undefined) webhookLag.observe(Math.max(0, lagSeconds));
+    },
   };
 }

@@ -7,6 +7,8 @@
 export const typePolicies = {
   CreatedLead: { merge: true },
   DealershipPage: { merge: true },
+  Event: { merge: true },
+  EventPage: { merge: true },
   HistoryAccidentInformation: { merge: true },
   HistoryAdministrativeStatus: { merge: true },
   HistoryImportInformation: { merge: true },

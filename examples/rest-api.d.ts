@@ -1529,11 +1529,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description a cursor from `next` or an event; none: the oldest retained event */
-                after?: string | null;
+                after?: string;
                 /** @description events per page, 1 to 1000 */
-                limit?: number | null;
+                limit?: number;
                 /** @description comma-separated event types to return (default: all) */
-                types?: string | null;
+                types?: string;
             };
             header?: never;
             path?: never;
@@ -1544,6 +1544,8 @@ export interface operations {
             /** @description Successful Response */
             200: {
                 headers: {
+                    /** @description `private, no-cache`: tenant data, never kept by a shared cache */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {

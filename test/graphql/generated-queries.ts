@@ -163,8 +163,16 @@ function fieldPiece(
 
 let fragmentCounter = 0;
 
+/**
+ * Root fields whose answer may change between two identical requests by design: the change feed's
+ * page ends at the server's oldest open transaction (docs/events.md), which moves meanwhile. Its
+ * own tests (test/events) check it; comparing two calls of it proves nothing about the executors.
+ */
+const LIVE_ROOT_FIELDS = new Set(['events']);
+
 function selectionSet(context: FuzzContext, type: GraphQLObjectType, depthLeft: number): fc.Arbitrary<Piece> {
-  const fields = Object.values(type.getFields()).filter((f) => !f.name.startsWith('__'));
+  const isRoot = type === context.schema.getQueryType();
+  const fields = Object.values(type.getFields()).filter((f) => !f.name.startsWith('__') && !(isRoot && LIVE_ROOT_FIELDS.has(f.name)));
   const objectFields = fields.filter((f) => isObjectType(getNamedType(f.type)));
   const field = fc.oneof(
     { weight: 2, arbitrary: fc.constantFrom(...fields) },

@@ -57,6 +57,7 @@ import {
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RequestContext } from '../../features/context';
+import { databaseFailureOf } from '../../platform/db/failures';
 import { expandedFieldCount } from './selection-shape';
 
 type Gateway = NonNullable<ApolloServerOptionsWithGateway<never>['gateway']>;
@@ -489,6 +490,20 @@ export interface CompiledExecutionOptions {
   limits?: Partial<CompilationLimits>;
 }
 
+/**
+ * graphql-jit's errors imitate graphql-js's but leave `extensions` undefined, which Apollo reads as
+ * an internal error whatever the resolver threw: give Apollo graphql-js's own, the cause kept.
+ */
+function asGraphqlJsError(error: GraphQLError): GraphQLError {
+  const normalized = new GraphQLError(error.message, {
+    path: error.path,
+    originalError: error.originalError ?? undefined,
+    extensions: error.extensions ?? undefined,
+  });
+  if (error.locations) Object.assign(normalized, { locations: error.locations });
+  return normalized;
+}
+
 export function compiledExecutionGateway(schema: GraphQLSchema, options: CompiledExecutionOptions = {}): Gateway {
   trackResolvers(schema);
   const compilations = options.registry
@@ -578,7 +593,12 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
     if (compiled) {
       const result = (await compiled.query(undefined, request.context, withDefaults(operation, variables))) as ExecutionResult;
       // Errors are where graphql-jit's answer may differ from graphql-js's: graphql-js answers them.
+      // Not the database being away: that answer is a 503 whichever executor met it, and running
+      // the document again would only send its statements to a database that just failed them.
       if (!result.errors) return result;
+      if (result.errors.some((error) => databaseFailureOf(error.originalError ?? error))) {
+        return { ...result, errors: result.errors.map(asGraphqlJsError) };
+      }
     }
     return runOnGraphqlJs(request, operation, variables);
   };

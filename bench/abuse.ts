@@ -127,6 +127,14 @@ const ATTACKS: Attack[] = [
     attackers: 4,
     keyed: true,
     body: '',
+    // The tenant's own budget (RATE_LIMIT_PER_MINUTE 3,000): the finding's 'under one minute of one organization's budget'.
+    bodies: () => compileBombs(2_000),
+  },
+  {
+    name: "N2 again, the attacker's budget unlimited",
+    attackers: 4,
+    keyed: true,
+    body: '',
     bodies: () => compileBombs(2_000),
     env: { RATE_LIMIT_PER_MINUTE: UNLIMITED },
   },

@@ -4,7 +4,7 @@
  * "generic types" pattern); which envelope fields may be null is the spec's choice per list.
  */
 import { ArgsType, Extensions, Field, Int, ObjectType, type ClassType } from 'type-graphql';
-import { MAX_CURSOR_LENGTH, type CursorPageInfo } from './cursor';
+import { keyValueOf, MAX_CURSOR_LENGTH, type CursorCodec, type CursorPageInfo, type CursorScope, type KeyTerm } from './cursor';
 import { Rules } from './schema/input-rules';
 import { GRAPHQL_ONLY } from './schema/rest-visibility';
 
@@ -49,6 +49,29 @@ export interface Page<T> {
 export function cursorFields(hasNextPage: boolean, endCursor: string | null): { next_cursor: string | null; pageInfo: CursorPageInfo } {
   const next = hasNextPage ? endCursor : null;
   return { next_cursor: next, pageInfo: { endCursor, hasNextPage } };
+}
+
+/**
+ * A page from the `limit + 1` rows read (the extra one only says that a next page exists). With a
+ * cursor codec, the page names its last row as the next page's cursor (an empty page hands back
+ * the cursor it was given).
+ */
+export function keysetPage<T>(
+  found: T[],
+  page: { limit: number; offset: number; total: PageTotal },
+  keyset?: { codec: CursorCodec; scope: CursorScope; terms: readonly KeyTerm[]; given?: string | null },
+): Page<T> {
+  const hasNextPage = found.length > page.limit;
+  const items = hasNextPage ? found.slice(0, page.limit) : found;
+  if (!keyset) return { items, ...page };
+  const last = items[items.length - 1] as Record<string, unknown> | undefined;
+  const endCursor = last
+    ? keyset.codec.encode(
+        keyset.scope,
+        keyset.terms.map((t) => keyValueOf(last[t.field])),
+      )
+    : (keyset.given ?? null);
+  return { items, ...page, ...cursorFields(hasNextPage, endCursor) };
 }
 
 /** The page a request asks for, defaults applied (the values were checked against their rules already). */

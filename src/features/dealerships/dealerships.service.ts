@@ -1,15 +1,7 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
-import {
-  checkCursorWithOffset,
-  keysetCondition,
-  keyTerms,
-  keyValueOf,
-  type CursorCodec,
-  type CursorScope,
-  type KeyColumn,
-} from '../../shared/cursor';
+import { checkCursorWithOffset, keysetCondition, keyTerms, type CursorCodec, type CursorScope, type KeyColumn } from '../../shared/cursor';
 import { orderByClause, orderTerms, prismaOrderBy, type OrderTerm } from '../../shared/order-by';
-import { cursorFields, pageBounds, type Page } from '../../shared/pagination';
+import { keysetPage, pageBounds, type Page } from '../../shared/pagination';
 import { DEALERSHIP_ORDER_FIELDS, type Dealership, type DealershipsArgs } from './dealership.types';
 
 const DEFAULT_DEALERSHIP_ORDER: OrderTerm[] = [
@@ -85,17 +77,7 @@ export async function listDealerships(
         })
         .then((found) => found.map(toDealership));
   const [found, total] = await Promise.all([rows, prisma.dealership.count({ where })]);
-  const hasNextPage = found.length > limit;
-  const items = hasNextPage ? found.slice(0, limit) : found;
-  if (!cursors) return { items, limit, offset, total };
-  const last = items[items.length - 1] as unknown as Record<string, unknown> | undefined;
-  const endCursor = last
-    ? cursors.encode(
-        scope,
-        terms.map((t) => keyValueOf(last[t.field])),
-      )
-    : (args.cursor ?? null);
-  return { items, limit, offset, total, ...cursorFields(hasNextPage, endCursor) };
+  return keysetPage(found, { limit, offset, total }, cursors && { codec: cursors, scope, terms, given: args.cursor });
 }
 
 /**

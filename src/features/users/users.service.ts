@@ -1,15 +1,7 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
-import {
-  checkCursorWithOffset,
-  keysetCondition,
-  keyTerms,
-  keyValueOf,
-  type CursorCodec,
-  type CursorScope,
-  type KeyColumn,
-} from '../../shared/cursor';
+import { checkCursorWithOffset, keysetCondition, keyTerms, type CursorCodec, type CursorScope, type KeyColumn } from '../../shared/cursor';
 import { orderByClause, orderTerms, prismaOrderBy, type OrderTerm } from '../../shared/order-by';
-import { cursorFields, pageBounds, type Page, type PageRequest } from '../../shared/pagination';
+import { keysetPage, pageBounds, type Page, type PageRequest } from '../../shared/pagination';
 import { USER_ORDER_FIELDS, type User, type UsersArgs } from './user.types';
 
 const DEFAULT_USER_ORDER: OrderTerm[] = [{ field: 'created_at', descending: true }];
@@ -85,17 +77,7 @@ export async function listUsers(
         select: USER_SELECT,
       });
   const [found, total] = await Promise.all([rows, prisma.user.count({ where })]);
-  const hasNextPage = found.length > limit;
-  const items = hasNextPage ? found.slice(0, limit) : found;
-  if (!cursors) return { items, limit, offset, total };
-  const last = items[items.length - 1] as unknown as Record<string, unknown> | undefined;
-  const endCursor = last
-    ? cursors.encode(
-        scope,
-        terms.map((t) => keyValueOf(last[t.field])),
-      )
-    : (args.cursor ?? null);
-  return { items, limit, offset, total, ...cursorFields(hasNextPage, endCursor) };
+  return keysetPage(found, { limit, offset, total }, cursors && { codec: cursors, scope, terms, given: args.cursor });
 }
 
 const USER_ORDER_COLUMNS: Record<string, string> = Object.fromEntries(Object.entries(USER_KEY_COLUMNS).map(([f, c]) => [f, c.sql]));

@@ -14,6 +14,7 @@
  * transaction uses only its own `tx`.
  */
 import type { PrismaClient } from '../../generated/prisma/client';
+import { PollingLoop } from '../../platform/polling-loop';
 import type { Logger } from '../../platform/logger';
 import { retryDelayMs } from './backoff';
 import type { ChannelName, ChannelSenders, OutboxMessage } from './channels';
@@ -56,9 +57,7 @@ export interface DispatcherMetrics {
 }
 
 export class OutboxDispatcher {
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly polling: PollingLoop;
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -66,21 +65,24 @@ export class OutboxDispatcher {
     private readonly options: DispatcherOptions,
     private readonly logger: Logger,
     private readonly metrics?: DispatcherMetrics,
-  ) {}
+  ) {
+    // A full batch means more rows are probably due: go on without waiting.
+    this.polling = new PollingLoop(
+      'outbox dispatcher',
+      async () => (await this.runOnce()) >= options.batchSize,
+      options.pollIntervalMs,
+      logger,
+    );
+  }
 
   /** Polls the outbox until `stop()`. */
   start(): void {
-    if (this.loop) return;
-    this.running = true;
-    this.loop = this.run();
+    this.polling.start();
   }
 
   /** Stops polling and waits for the batch under way to be finished and recorded. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-    this.loop = undefined;
+    await this.polling.stop();
   }
 
   /** Claims one batch of due rows and delivers it; returns how many rows it claimed. */
@@ -88,31 +90,6 @@ export class OutboxDispatcher {
     const rows = await this.claim();
     await Promise.all(rows.map((row) => this.deliver(row)));
     return rows.length;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      let claimed = 0;
-      try {
-        claimed = await this.runOnce();
-      } catch (error) {
-        // The database may be briefly unreachable: log and try again at the next poll.
-        this.logger.error({ err: error }, 'outbox dispatcher: batch failed');
-      }
-      // A full batch means more rows are probably due: go on without waiting.
-      if (this.running && claimed < this.options.batchSize) await this.sleep(this.options.pollIntervalMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
   }
 
   private claim(): Promise<ClaimedRow[]> {

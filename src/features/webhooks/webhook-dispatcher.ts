@@ -11,6 +11,7 @@
  * event becomes a dead letter and delivery moves on.
  */
 import type { PrismaClient } from '../../generated/prisma/client';
+import { PollingLoop } from '../../platform/polling-loop';
 import type { Logger } from '../../platform/logger';
 import { encodeCursor } from '../events/event-cursor';
 import { readEvents, type FeedEvent } from '../events/events.service';
@@ -60,28 +61,23 @@ export function webhookBody(event: FeedEvent): string {
 export const webhookId = (event: FeedEvent) => `evt_${event.position}`;
 
 export class WebhookDispatcher {
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly polling: PollingLoop;
 
   constructor(
     private readonly prisma: PrismaClient,
     private readonly config: WebhookDispatcherConfig,
     private readonly logger: Logger,
     private readonly metrics?: WebhookMetrics,
-  ) {}
+  ) {
+    this.polling = new PollingLoop('webhook dispatcher', async () => (await this.runOnce()) > 0, config.pollIntervalMs, logger);
+  }
 
   start(): void {
-    if (this.loop) return;
-    this.running = true;
-    this.loop = this.run();
+    this.polling.start();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-    this.loop = undefined;
+    await this.polling.stop();
   }
 
   /** Claims due endpoints and delivers to each; returns how many events went out. */
@@ -89,29 +85,6 @@ export class WebhookDispatcher {
     const endpoints = await this.claim();
     const sent = await Promise.all(endpoints.map((endpoint) => this.deliverEndpoint(endpoint)));
     return sent.reduce((a, b) => a + b, 0);
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      let sent = 0;
-      try {
-        sent = await this.runOnce();
-      } catch (error) {
-        this.logger.error({ err: error }, 'webhook dispatcher: batch failed');
-      }
-      if (this.running && sent === 0) await this.sleep(this.config.pollIntervalMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
   }
 
   private claim(): Promise<ClaimedEndpoint[]> {

@@ -16,6 +16,7 @@ import type { ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limi
 import type { RateLimitDecision, RateLimitKind, RateLimits } from '../platform/rate-limit/rate-limiter';
 import { rateLimited, tooManyConcurrentRequests, type AppError } from '../shared/errors';
 import { CursorCodec, DEFAULT_CURSOR_SECRET } from '../shared/cursor';
+import { AnswerBudget, DEFAULT_MAX_ANSWER_VALUES } from '../shared/answer-budget';
 
 /** At most this many SQL statements of one request run at once (the pool serves everyone). */
 export const STATEMENTS_IN_FLIGHT_PER_REQUEST = 3;
@@ -36,6 +37,8 @@ export interface ApiServices {
   cursors?: CursorCodec;
   /** Webhook receivers on private addresses allowed (never in production: SSRF). */
   webhooksAllowPrivate?: boolean;
+  /** Values one answer may hold (MAX_ANSWER_VALUES; default DEFAULT_MAX_ANSWER_VALUES). */
+  maxAnswerValues?: number;
   /** Milliseconds a repeated refusal (wrong key, spent budget) is held before it is answered. */
   refusalDelayMs?: number;
 }
@@ -47,9 +50,17 @@ export interface ApiServices {
  * loopback, ~2,500 refusals a second, the other tenants' p95 doubled). Held, each connection gets
  * one refusal per delay, for the price of a timer; the proxy bounds connections per address.
  */
-function holdRefusal(services: ApiServices): Promise<void> | undefined {
-  return services.refusalDelayMs ? sleep(services.refusalDelayMs) : undefined;
+function holdRefusal(services: ApiServices, decision?: RateLimitDecision): Promise<void> | undefined {
+  if (!services.refusalDelayMs) return undefined;
+  // An address that goes on asking after its refusals is held longer, up to MAX_REFUSAL_HOLD times
+  // the delay: 2,000 connections without a key cost ~2,000 answers a second held 0.5 s (a core
+  // of this machine), an eighth of that held 4 s.
+  const overdrawn = decision?.overdrawn ?? 1;
+  return sleep(services.refusalDelayMs * Math.min(MAX_REFUSAL_HOLD, Math.max(1, overdrawn)));
 }
+
+/** The longest hold, in multiples of REFUSAL_DELAY_MS: reached by an address asking for 8 times its budget. */
+export const MAX_REFUSAL_HOLD = 8;
 
 export type Authentication =
   | { status: 'authenticated'; principal: ApiKeyPrincipal }
@@ -73,7 +84,7 @@ export async function authenticate(
   if (!presented) {
     const decision = await anonymous.consume(clientAddress);
     if (decision.allowed) return { status: 'missing' };
-    await holdRefusal(services);
+    await holdRefusal(services, decision);
     return { status: 'throttled', decision };
   }
   if (await anonymous.isExhausted(clientAddress)) {
@@ -84,13 +95,13 @@ export async function authenticate(
       if (principal) return { status: 'authenticated', principal };
     }
     const decision = await anonymous.consume(clientAddress);
-    await holdRefusal(services);
+    await holdRefusal(services, decision);
     return { status: 'throttled', decision };
   }
   const principal = await services.apiKeys.authenticate(presented);
   if (principal) return { status: 'authenticated', principal };
   const decision = await anonymous.consume(clientAddress);
-  await holdRefusal(services);
+  await holdRefusal(services, decision);
   return decision.allowed ? { status: 'invalid' } : { status: 'throttled', decision };
 }
 
@@ -205,5 +216,6 @@ export function createRequestContext(
     webhooksAllowPrivate: services.webhooksAllowPrivate ?? false,
     idempotencyKey: request.idempotencyKey,
     clientAddress: request.clientAddress,
+    answerBudget: new AnswerBudget(services.maxAnswerValues ?? DEFAULT_MAX_ANSWER_VALUES),
   };
 }

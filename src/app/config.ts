@@ -9,6 +9,7 @@ import type { DatabaseOptions } from '../platform/db/database';
 import type { ConcurrencySettings } from '../platform/rate-limit/concurrency-limiter';
 import type { RateLimitSettings } from '../platform/rate-limit/rate-limiter';
 import { DEFAULT_CURSOR_SECRET } from '../shared/cursor';
+import { DEFAULT_MAX_ANSWER_VALUES } from '../shared/answer-budget';
 
 export type { DispatcherConfig };
 
@@ -83,6 +84,8 @@ export interface AppConfig {
    * per delay and connection instead of as many as the CPU can write.
    */
   refusalDelayMs: number;
+  /** Values one answer may hold: past it, execution stops with QUERY_TOO_COMPLEX. */
+  maxAnswerValues: number;
   metrics: {
     /** Serve Prometheus metrics at GET /metrics. */
     enabled: boolean;
@@ -282,6 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxWaitMs: integer(env, 'ORG_QUEUE_WAIT_MS', 1_000, 0),
     },
     refusalDelayMs: integer(env, 'REFUSAL_DELAY_MS', 500, 0),
+    maxAnswerValues: integer(env, 'MAX_ANSWER_VALUES', DEFAULT_MAX_ANSWER_VALUES, 1_000),
     metrics: {
       enabled: flag(env, 'METRICS_ENABLED', true),
       token: metricsToken(env),

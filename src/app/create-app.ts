@@ -81,6 +81,7 @@ export async function createApp(context: AppContext): Promise<Express> {
       organizationSlots,
       onRefused: rejected,
       refusalDelayMs: config.refusalDelayMs,
+      maxAnswerValues: config.maxAnswerValues,
     };
   };
   // Before Apollo on the same path: it answers browsers asking for HTML and passes the rest on.

@@ -6,6 +6,7 @@ import type { PrismaClient } from '../generated/prisma/client';
 import type { Database } from '../platform/db/database';
 import type { Logger } from '../platform/logger';
 import type { RateLimits } from '../platform/rate-limit/rate-limiter';
+import type { AnswerBudget } from '../shared/answer-budget';
 import type { CursorCodec } from '../shared/cursor';
 import { notAuthenticated } from '../shared/errors';
 import type { ApiKeyPrincipal } from './auth/api-keys';
@@ -39,6 +40,8 @@ export interface RequestContext {
   webhooksAllowPrivate: boolean;
   /** The request's `Idempotency-Key` header, already checked. */
   idempotencyKey?: string;
+  /** The values this request's answer may still hold (counted as it is built, on both interfaces). */
+  answerBudget?: AnswerBudget;
   /** Set by the REST layer: the root field's arguments went through the validation pass already. */
   argumentsValidated?: boolean;
 }

@@ -8,6 +8,7 @@
  */
 import pg from 'pg';
 import { MAX_CONCURRENT_LOOKUPS } from '../../src/features/auth/api-key-cache';
+import { MAX_REFUSAL_HOLD } from '../../src/api/request-context';
 import { startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 
@@ -102,4 +103,38 @@ describe.each(['pglite', 'postgres'] as const)('wrong keys on %s', (kind) => {
       }
     });
   }
+});
+
+describe('refusals held longer for an address that goes on asking', () => {
+  let server: TestServer;
+  const delay = 100;
+  beforeAll(async () => {
+    server = await startTestServer('pglite', {
+      reports: 5,
+      config: {
+        refusalDelayMs: delay,
+        rateLimits: { requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 5 },
+      },
+    });
+  });
+  afterAll(() => server.close());
+
+  const timedRefusal = async (key: string) => {
+    const started = performance.now();
+    const response = await fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': key } });
+    await response.arrayBuffer();
+    return { status: response.status, ms: performance.now() - started };
+  };
+
+  it(`makes an address at 8 times its budget wait ${MAX_REFUSAL_HOLD} x REFUSAL_DELAY_MS for each refusal`, async () => {
+    const first = await timedRefusal(wrongKey('held-0'));
+    expect(first.status).toBe(401);
+    // 40 more at once: the address has asked for 8 times its budget of 5.
+    const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => timedRefusal(wrongKey(`held-${i + 1}`))));
+    expect(new Set(burst.map((b) => b.status))).toEqual(new Set([401, 429]));
+    const held = await timedRefusal(wrongKey('held-last'));
+    expect(held.status).toBe(429);
+    // A lower bound only (a loaded machine adds time, never removes it): one delay before.
+    expect(held.ms).toBeGreaterThanOrEqual(MAX_REFUSAL_HOLD * delay * 0.95);
+  });
 });

@@ -596,6 +596,8 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
       // Not the database being away: that answer is a 503 whichever executor met it, and running
       // the document again would only send its statements to a database that just failed them.
       if (!result.errors) return result;
+      // Nor an answer that outgrew its budget: it is refused whole (plugins/answer-too-large.ts).
+      if ((request.context as RequestContext).answerBudget?.exceeded) return { ...result, errors: result.errors.map(asGraphqlJsError) };
       if (result.errors.some((error) => databaseFailureOf(error.originalError ?? error))) {
         return { ...result, errors: result.errors.map(asGraphqlJsError) };
       }

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { countAnswerValues } from './answer-size';
 import { validateArgumentsBeforeResolving } from './argument-validation';
 import { EventsResolver } from '../../features/events/events.resolver';
 import { WebhooksResolver } from '../../features/webhooks/webhooks.resolver';
@@ -26,9 +27,12 @@ let cached: Promise<GraphQLSchema> | undefined;
 
 /**
  * The one schema behind /graphql and /public (built once per process), every field that takes
- * arguments checking them first (argument-validation.ts).
+ * arguments checking them first (argument-validation.ts), every list and JSON value counted
+ * against the request's answer budget (answer-size.ts).
  */
 export function buildAppSchema(): Promise<GraphQLSchema> {
-  cached ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false }).then(validateArgumentsBeforeResolving);
+  cached ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false })
+    .then(validateArgumentsBeforeResolving)
+    .then(countAnswerValues);
   return cached;
 }

@@ -20,6 +20,7 @@ import { selectionShapeRule } from './selection-shape-rule';
 import { formatError, requestError } from './format-error';
 import { graphqlBodyErrors } from './malformed-requests';
 import { withOrganizationSlot } from './organization-admission';
+import { answerTooLargePlugin } from './plugins/answer-too-large';
 import { databaseFailureStatusPlugin } from './plugins/database-failure-status';
 import { legacyJsonStatusPlugin } from './plugins/legacy-json-status';
 import { compiledExecutionGateway } from './compiled-execution';
@@ -59,6 +60,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
       ApolloServerPluginCacheControlDisabled(),
       unsupportedOperationPlugin(),
       operationLimitsPlugin(schema, services),
+      answerTooLargePlugin(),
       databaseFailureStatusPlugin(),
       logErrorsPlugin(),
       legacyJsonStatusPlugin(),

@@ -22,6 +22,8 @@ export interface RateLimitDecision {
   /** headers to send with the response, allowed or not */
   headers: Record<string, string>;
   retryAfterSeconds: number;
+  /** refused: the points asked for in this window, as a multiple of the budget (2: twice the budget) */
+  overdrawn?: number;
 }
 
 export interface RateLimiter {
@@ -103,7 +105,10 @@ export function createRateLimiter(policy: RateLimitPolicy, redis?: Redis): RateL
         return { allowed: true, headers: headersFor(policy, result.remainingPoints, reset), retryAfterSeconds: 0 };
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        const decision = refused(policy, Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+        const decision = {
+          ...refused(policy, Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))),
+          overdrawn: rejection.consumedPoints / policy.points,
+        };
         // Only a refusal of the shared budget holds until its window ends: one from the insurance
         // limiter (Redis away) says nothing of the budget Redis will count again once back.
         if (!redis || redis.status === 'ready') refusals.remember(key, policy, rejection.msBeforeNext);

@@ -86,6 +86,8 @@ export interface AppConfig {
   refusalDelayMs: number;
   /** Values one answer may hold: past it, execution stops with QUERY_TOO_COMPLEX. */
   maxAnswerValues: number;
+  /** Milliseconds of graphql-jit compilation per minute: one organization's, and all together. */
+  compileMsPerMinute: { organization: number; total: number };
   metrics: {
     /** Serve Prometheus metrics at GET /metrics. */
     enabled: boolean;
@@ -286,6 +288,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     refusalDelayMs: integer(env, 'REFUSAL_DELAY_MS', 500, 0),
     maxAnswerValues: integer(env, 'MAX_ANSWER_VALUES', DEFAULT_MAX_ANSWER_VALUES, 1_000),
+    compileMsPerMinute: {
+      organization: integer(env, 'ORG_COMPILE_MS_PER_MINUTE', 250, 0),
+      total: integer(env, 'COMPILE_MS_PER_MINUTE', 1_000, 0),
+    },
     metrics: {
       enabled: flag(env, 'METRICS_ENABLED', true),
       token: metricsToken(env),

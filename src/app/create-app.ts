@@ -90,6 +90,7 @@ export async function createApp(context: AppContext): Promise<Express> {
     await graphqlRouter(schema, services('graphql'), {
       // A debugging aid that production never honours: traces carry file paths.
       exposeStackTraces: config.graphqlStackTraces && config.nodeEnv !== 'production',
+      compileMsPerMinute: config.compileMsPerMinute,
       registry: metrics.registry,
     }),
   );

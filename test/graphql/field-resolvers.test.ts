@@ -4,8 +4,9 @@
  * every field of every row: the full report document alone selects ~400 fields). Object types say
  * so with `simpleResolvers: true`; this keeps a new type from forgetting it. A field that needs a
  * resolver says so (`simple: false`: a page's total, which may be a count under way). The one
- * exception is answer-size.ts's counter on list and JSON fields (a function call and a count per
- * list or JSON value, not per field of a row): what bounds an answer while it is built.
+ * exception is answer-size.ts's counter on lists, JSON values and the report's stored documents
+ * (a call per list, value or document, not per field of a row): what bounds an answer while it is
+ * built. The fields inside the documents have none at all.
  */
 import { getNamedType, isObjectType, type GraphQLObjectType } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';

@@ -61,6 +61,8 @@ export async function startTestServer(
     organizationConcurrency: { limit: 1_000, maxQueued: 1_000, maxWaitMs: 30_000 },
     // Refusals answered at once, except where a test holds them (test/abuse).
     refusalDelayMs: 0,
+    // Compilations as often as the tests send documents twice (test/abuse/compiled-documents sets its own).
+    compileMsPerMinute: { organization: 1_000_000, total: 1_000_000 },
     ...options.config,
   };
   let appDb = db;

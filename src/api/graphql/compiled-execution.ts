@@ -82,6 +82,14 @@ export const COMPILATION = {
   totalBytes: 128 * 1024 * 1024,
   /** Points of the organization's budget a compilation costs (a page request costs 2-3). */
   chargePoints: 1,
+  /**
+   * Milliseconds of compilation one organization may cause per minute, and all of them together:
+   * a compilation runs on the event loop (a report's whole document takes 6-18 ms), so distinct
+   * documents sent twice each could otherwise block it for the others as often as they like. Past
+   * either, documents run on graphql-js until the minute is over (answers are the same).
+   */
+  organizationCompileMsPerMinute: 250,
+  totalCompileMsPerMinute: 1_000,
 } as const;
 
 export type CompilationLimits = { [K in keyof typeof COMPILATION]: number };
@@ -100,12 +108,38 @@ interface Partition {
   bytes: number;
 }
 
-export type CompilationOutcome = 'compiled' | 'too_wide' | 'not_compilable';
+export type CompilationOutcome = 'compiled' | 'too_wide' | 'not_compilable' | 'over_time_budget';
+
+/** Milliseconds spent compiling in the current minute, per organization and in total. */
+class CompileTimeBudget {
+  private windowStartedAt = 0;
+  private total = 0;
+  private readonly spent = new Map<string, number>();
+
+  constructor(private readonly limits: CompilationLimits) {}
+
+  allows(organizationId: string, now = performance.now()): boolean {
+    if (now - this.windowStartedAt >= 60_000) {
+      this.windowStartedAt = now;
+      this.total = 0;
+      this.spent.clear();
+    }
+    return (
+      this.total < this.limits.totalCompileMsPerMinute && (this.spent.get(organizationId) ?? 0) < this.limits.organizationCompileMsPerMinute
+    );
+  }
+
+  record(organizationId: string, milliseconds: number): void {
+    this.total += milliseconds;
+    this.spent.set(organizationId, (this.spent.get(organizationId) ?? 0) + milliseconds);
+  }
+}
 
 export class CompiledDocuments {
   private readonly partitions = new Map<string, Partition>();
   private totalBytes = 0;
   readonly limits: CompilationLimits;
+  private readonly compileTime: CompileTimeBudget;
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -113,6 +147,7 @@ export class CompiledDocuments {
     private readonly onCompilation?: (organizationId: string, outcome: CompilationOutcome, milliseconds: number) => void,
   ) {
     this.limits = { ...COMPILATION, ...limits };
+    this.compileTime = new CompileTimeBudget(this.limits);
   }
 
   /**
@@ -152,9 +187,15 @@ export class CompiledDocuments {
       this.onCompilation?.(organizationId, 'not_compilable', 0);
       return;
     }
+    // Not refused for good: the next sighting in another minute may compile it.
+    if (!this.compileTime.allows(organizationId)) {
+      this.onCompilation?.(organizationId, 'over_time_budget', 0);
+      return;
+    }
     const started = performance.now();
     const result = compileQuery(this.schema, document, operationName ?? undefined);
     const milliseconds = performance.now() - started;
+    this.compileTime.record(organizationId, milliseconds);
     // A document graphql-js validated but graphql-jit cannot compile stays on graphql-js.
     if (!isCompiledQuery(result)) {
       entry.refused = true;
@@ -509,7 +550,7 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
   const compilations = options.registry
     ? new Counter({
         name: 'vr_graphql_compilations_total',
-        help: 'GraphQL documents considered for compilation by graphql-jit, by outcome (compiled, too_wide, not_compilable).',
+        help: 'GraphQL documents considered for compilation by graphql-jit, by outcome (compiled, too_wide, not_compilable, over_time_budget).',
         labelNames: ['outcome'] as const,
         registers: [options.registry],
       })

@@ -36,6 +36,8 @@ export interface GraphqlOptions {
   exposeStackTraces: boolean;
   /** Where the compiled documents' cache reports its size and compilations (none: not measured). */
   registry?: Registry;
+  /** Milliseconds of compilation per minute, one organization's and all together (default: COMPILATION's). */
+  compileMsPerMinute?: { organization: number; total: number };
 }
 
 export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices, options: GraphqlOptions): Promise<Router> {
@@ -44,6 +46,10 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     // Compilations are charged to the organization's budget like the statements of a request.
     gateway: compiledExecutionGateway(schema, {
       registry: options.registry,
+      limits: options.compileMsPerMinute && {
+        organizationCompileMsPerMinute: options.compileMsPerMinute.organization,
+        totalCompileMsPerMinute: options.compileMsPerMinute.total,
+      },
       chargeCompilation: (organizationId, points) => services.rateLimits.requests.consume(organizationId, Math.max(1, Math.ceil(points))),
     }),
     introspection: true,

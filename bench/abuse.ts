@@ -71,6 +71,19 @@ async function compileBombs(count: number): Promise<string[]> {
   }).flatMap((body) => [body, body]);
 }
 
+/**
+ * N2 at the compilation bound: one report's whole `data` (~260 fields, under the 400 that are
+ * compiled), each document distinct and sent twice, so that every second request compiles.
+ */
+async function compilableDocuments(count: number): Promise<string[]> {
+  const schema = await buildAppSchema();
+  const data = wholeSelection(schema.getType('ReportData') as GraphQLObjectType);
+  return Array.from({ length: count }, (_, n) => {
+    const query = `query Compiled${n} { r${n}: report(report_id: "00000000-0000-4000-8000-000000000000") { data { ${data} } } }`;
+    return JSON.stringify({ query });
+  }).flatMap((body) => [body, body]);
+}
+
 /** N6 of issue 22: a lead body of 95 kB, sent with a wrong key. */
 const BIG_LEAD = JSON.stringify({ dealership: '00000000-0000-4000-8000-000000000000', name: 'x'.repeat(95_000) });
 
@@ -145,6 +158,13 @@ const ATTACKS: Attack[] = [
     keyed: 'wrong',
     body: BIG_LEAD,
     path: '/public/reports/create-lead',
+  },
+  {
+    name: 'N2 at the compilation bound: 4 clients of one other tenant, distinct 260-field documents, each sent twice',
+    attackers: 4,
+    keyed: true,
+    body: '',
+    bodies: () => compilableDocuments(2_000),
   },
 ];
 

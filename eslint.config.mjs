@@ -31,6 +31,7 @@ export default tseslint.config(
       'bench/.peers/',
       'clients/.tools/',
       'examples/graphql-operations.ts',
+      'src/seed/report-document.generated.ts',
     ],
   },
   ...tseslint.configs.recommended,

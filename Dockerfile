@@ -16,7 +16,7 @@ RUN npm run build
 FROM node:20-bookworm-slim AS runtime
 # A larger young generation: a page of reports allocates a few MB, and with V8's default 16 MB
 # semi-space most of it was scavenged and promoted (GC was 20-27% of a request's CPU; see
-# docs/performance.md). Costs ~100 MB more RSS at most.
+# bench/HISTORY.md, 2026-11-25). Costs ~100 MB more RSS at most.
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=64 \
     PORT=4000 \

@@ -11,7 +11,7 @@ import type { Dealership } from './dealerships/dealership.types';
 import { findDealerships } from './dealerships/dealerships.service';
 import type { Organization } from './organizations/organization.type';
 import type { ReportFilterArgs } from './reports/report-filters.args';
-import type { ReportGroupColumn } from './reports/report-query';
+import type { ReportGroupColumn } from './reports/report-list-columns';
 import type { Report, ReportCompact } from './reports/report.types';
 import { findReports, listReportsByGroup, type ReportListRequest } from './reports/reports.service';
 import type { User } from './users/user.types';

@@ -3,6 +3,7 @@
  * spec sections 2.3 and 3 (field names exactly as the spec writes them).
  */
 import type { ReportType } from '../generated/prisma/client';
+import type * as Schema from './report-document.generated';
 import { REPORT_STATE_KEYS, type ReportStateKey } from '../features/reports/report-state-keys';
 import {
   type SeededRandom,
@@ -15,9 +16,22 @@ import {
 } from './vehicles';
 
 // ---------------------------------------------------------------------------------------------
-// Document types (spec 2.3). Array item shapes are not in the spec; these are the demo's choice.
-// Type aliases rather than interfaces: aliases get an implicit index signature, so the documents
-// stay assignable to Prisma's JSON input types without casts.
+// Document types (spec 2.3 and 3), derived from the GraphQL object types that serve the documents
+// (`report-document.generated.ts`, generated from schema.graphql by `npm run codegen`): a field
+// added to those classes must be written here before the seed compiles again. The schema makes
+// every field nullable (a stored document may lack any); the seed writes every one, and null only
+// where listed. Where the schema says JSON (array items the spec does not show, `valuations`),
+// the shape below is the demo's choice. Type aliases rather than interfaces: aliases get an
+// implicit index signature, so the documents stay assignable to Prisma's JSON input types.
+
+/** `T` as the seed writes it: every field non-null, except those named in `Nullable`. */
+type Complete<T, Nullable extends keyof T = never> = { [K in keyof T]-?: K extends Nullable ? T[K] : NonNullable<T[K]> };
+
+/**
+ * `T` with some fields narrowed to what the seed writes there. Each key must be one of T's and
+ * each type assignable to T's, so a narrowing can never contradict the schema.
+ */
+type Narrowed<T, Shapes extends { [K in keyof Shapes]: K extends keyof T ? T[K] : never }> = Omit<T, keyof Shapes> & Shapes;
 
 export type ProviderRecord = {
   name: string;
@@ -32,239 +46,82 @@ export type Damage = {
   photo: string;
 };
 
-export type VehicleTires = {
-  FLBrand: string;
-  FRBrand: string;
-  RLBrand: string;
-  RRBrand: string;
-  FLDepth: number;
-  FRDepth: number;
-  RLDepth: number;
-  RRDepth: number;
-  FLDimension: string;
-  FRDimension: string;
-  RLDimension: string;
-  RRDimension: string;
-  providers: ProviderRecord[];
-};
+export type VehicleTires = Narrowed<Complete<Schema.VehicleTires>, { providers: ProviderRecord[] }>;
 
-export type VehicleHistory = {
-  found: boolean;
-  searched: boolean;
-  isCommercialUse: boolean;
-  isAgriculturalUse: boolean;
-  isCollectionVehicle: boolean;
-  importInformation: {
-    isImported: boolean;
-    countryOfOrigin: string;
-    importDateToFrance: string | null;
-    firstRegistrationAbroad: string | null;
-    originalRegistrationNumber: string;
-  };
-  accidentInformation: {
-    accidentHistory: { date: string; type: string; severity: string; repaired: boolean }[];
-    lastAccidentDate: string | null;
-    numberOfAccidents: number;
-    lastResolutionDate: string | null;
-  };
-  administrativeStatus: {
-    isStolen: boolean;
-    isPledged: boolean;
-    isDriveable: boolean;
-    hasOppositions: boolean;
-    hasSuspensions: boolean;
-  };
-  pdf_url: string;
-  providers: ProviderRecord[];
-  lastUpdateDate: string;
-  numberOfOwners: number;
-  ownershipHistory: { from: string; to: string | null; ownerType: 'particulier' | 'professionnel'; department: string }[];
-  technicalInspections: { date: string; result: 'favorable' | 'défavorable'; mileage: number; center: string }[];
-  firstRegistrationDate: string;
-};
+export type VehicleHistory = Narrowed<
+  Complete<Schema.VehicleHistory>,
+  {
+    importInformation: Complete<Schema.HistoryImportInformation, 'importDateToFrance' | 'firstRegistrationAbroad'>;
+    accidentInformation: Narrowed<
+      Complete<Schema.HistoryAccidentInformation, 'lastAccidentDate' | 'lastResolutionDate'>,
+      { accidentHistory: { date: string; type: string; severity: string; repaired: boolean }[] }
+    >;
+    administrativeStatus: Complete<Schema.HistoryAdministrativeStatus>;
+    providers: ProviderRecord[];
+    ownershipHistory: { from: string; to: string | null; ownerType: 'particulier' | 'professionnel'; department: string }[];
+    technicalInspections: { date: string; result: 'favorable' | 'défavorable'; mileage: number; center: string }[];
+  }
+>;
 
-export type VehicleLicense = {
-  found: boolean;
-  searched: boolean;
-  number: string;
-  country: string;
-  date: string;
-  state: string;
-  picture: string;
-  providers: ProviderRecord[];
-};
+export type VehicleLicense = Narrowed<Complete<Schema.VehicleLicense>, { providers: ProviderRecord[] }>;
 
-export type VehicleRoadtest = {
-  done: boolean;
-  gear: string;
-  noise: string;
-  engine: string;
-  braking: string;
-  location: string;
-  steering: string;
-  instrument: string;
-  navigation: string;
-  suspension: string;
-  performance: string;
-  heated_seats: string;
-  air_conditioning: string;
-};
+export type VehicleRoadtest = Complete<Schema.VehicleRoadtest>;
 
-export type VehicleFinitions = {
-  found: boolean;
-  searched: boolean;
-  power: string;
-  marketCode: string;
-  providerVIN: string;
-  submodelname: string;
-  vehiclePrice: string;
-  basemodelname: string;
-  containername: string;
-  vehicletypename: string;
-  constructionTime: string;
-  manufacturername: string;
-  salesdescription: string;
-  packs: { code: string; name: string; price: number }[];
-  models: { id: number; name: string }[];
-  series: { code: string; name: string }[];
-  options: { code: string; name: string; price: number }[];
-  providers: ProviderRecord[];
-  keyOptions: string[];
-  providersData: { provider: string; reference: string; date: string }[];
-};
+export type VehicleFinitions = Narrowed<
+  Complete<Schema.VehicleFinitions>,
+  {
+    packs: { code: string; name: string; price: number }[];
+    models: { id: number; name: string }[];
+    series: { code: string; name: string }[];
+    options: { code: string; name: string; price: number }[];
+    providers: ProviderRecord[];
+    keyOptions: string[];
+    providersData: { provider: string; reference: string; date: string }[];
+  }
+>;
 
-export type VehicleRegistration = {
-  pro: boolean;
-  found: boolean;
-  searched: boolean;
-  COC: string;
-  date: string;
-  number: string;
-  VATType: string;
-  picture: string;
-  lastname: string;
-  firstname: string;
-  businessName: string;
-  businessNumber: string;
-  providers: ProviderRecord[];
-};
+export type VehicleRegistration = Narrowed<Complete<Schema.VehicleRegistration>, { providers: ProviderRecord[] }>;
 
-export type VehicleSpecifications = {
-  age: number;
-  keys: number;
-  year: number;
-  doors: number;
-  power: number;
-  seats: number;
-  cylinder: number;
-  emissionCO2: number;
-  fiscalPower: number;
-  fuel: string;
-  brand: string;
-  model: string;
-  version: string;
-  automatic: string;
-  environment: string;
-  firstRegistration: string;
-  cnit: string;
-  logo: string;
-  weight: string;
-  motricity: string;
-  dimensions: string;
-  consumption: string;
-  exteriorColor: string;
-  interiorColor: string;
-  found: boolean;
-  searched: boolean;
-  tunedCar: boolean;
-  guarantee: boolean;
-  tintedGlass: boolean;
-  uniformBody: boolean;
-  providers: ProviderRecord[];
-};
+export type VehicleSpecifications = Narrowed<Complete<Schema.VehicleSpecifications>, { providers: ProviderRecord[] }>;
 
-export type ReportVehicle = {
-  vin: string;
-  date: string;
-  damages: Damage[];
-  engine: { original: boolean };
-  tires: VehicleTires;
-  history: VehicleHistory;
-  license: VehicleLicense;
-  roadtest: VehicleRoadtest;
-  finitions: VehicleFinitions;
-  registration: VehicleRegistration;
-  specifications: VehicleSpecifications;
-};
+export type ReportVehicle = Narrowed<
+  Complete<Schema.Vehicle>,
+  {
+    damages: Damage[];
+    engine: Complete<Schema.VehicleEngine>;
+    tires: VehicleTires;
+    history: VehicleHistory;
+    license: VehicleLicense;
+    roadtest: VehicleRoadtest;
+    finitions: VehicleFinitions;
+    registration: VehicleRegistration;
+    specifications: VehicleSpecifications;
+  }
+>;
 
-export type MarketingAsset = {
-  id: number;
-  link: string;
-  name: string;
-  active: boolean;
-  brands: string[];
-  offlineUrl: string;
-  type: string;
-  guarantee: string;
-};
+export type MarketingAsset = Complete<Schema.MarketingAsset>;
 
-export type MetadataMarketing = {
-  photos_order: { key: string; category: string; required: boolean; done: boolean }[];
-  plate: MarketingAsset;
-  background: MarketingAsset;
-  banner_bottom: MarketingAsset;
-  hotspot: boolean;
-  banner_top: null;
-  custom_image: null;
-};
+export type MetadataMarketing = Narrowed<
+  Complete<Schema.MetadataMarketing, 'banner_top' | 'custom_image'>,
+  {
+    photos_order: Complete<Schema.MarketingPhotoOrderItem>[];
+    plate: MarketingAsset;
+    background: MarketingAsset;
+    banner_bottom: MarketingAsset;
+    banner_top: null;
+    custom_image: null;
+  }
+>;
 
-export type MetadataIndividual = {
-  foreign: boolean;
-  optinEmail: boolean;
-  optinPhone: boolean;
-  latitude: number;
-  longitude: number;
-  city: string;
-  name: string;
-  email: string;
-  phone: string;
-  address: string;
-  zipcode: string;
-  civility: string;
-  repriseDate: string;
-  businessName: string;
-};
+export type MetadataIndividual = Complete<Schema.MetadataIndividual>;
 
-export type CustomQuestion = {
-  id: number;
-  type: string;
-  answer: string;
-  options: string[];
-  question: string;
-  required: boolean;
-};
+export type CustomQuestion = Complete<Schema.MetadataCustomQuestion>;
 
-export type ReportMetadata = {
-  date: string;
-  name: string;
-  type: ReportType;
-  version: string;
-  token: string;
-  /** Null for leads (remote reports created without a user, see api-behaviour.md). */
-  creator: string | null;
-  dealership: string;
-  marketing: MetadataMarketing;
-  individual: MetadataIndividual;
-  data_provider: string;
-  importedToken: string;
-  inspection_link: string;
-  pricing_provider: string;
-  internal_comment: string;
-  auctioneer_comment: string;
-  externalMarketingLink: string;
-  externalMarketingToken: string;
-  custom_questions: CustomQuestion[];
-};
+/** `creator` is null for leads (remote reports created without a user, see api-behaviour.md). */
+export type ReportMetadata = Narrowed<
+  Complete<Schema.ReportMetadata, 'creator'>,
+  { type: ReportType; marketing: MetadataMarketing; individual: MetadataIndividual; custom_questions: CustomQuestion[] }
+>;
 
 export type Valuation = {
   price: number;
@@ -287,21 +144,24 @@ export type MediaItem = {
   label: string;
 };
 
-export type ReportVisualization = {
-  audios: (MediaItem & { durationSeconds: number })[];
-  videos: (MediaItem & { durationSeconds: number })[];
-  damages: (MediaItem & { zone: string })[];
-  three_d: (MediaItem & { provider: string })[];
-  documents: (MediaItem & { type: string })[];
-  marketing: (MediaItem & { order: number })[];
-};
+export type ReportVisualization = Narrowed<
+  Complete<Schema.Visualization>,
+  {
+    audios: (MediaItem & { durationSeconds: number })[];
+    videos: (MediaItem & { durationSeconds: number })[];
+    damages: (MediaItem & { zone: string })[];
+    three_d: (MediaItem & { provider: string })[];
+    documents: (MediaItem & { type: string })[];
+    marketing: (MediaItem & { order: number })[];
+  }
+>;
 
-export type ReportData = {
-  vehicle: ReportVehicle;
-  metadata: ReportMetadata;
-  valuations: ReportValuations;
-  visualization: ReportVisualization;
-};
+export type ReportData = Narrowed<
+  Complete<Schema.ReportData>,
+  { vehicle: ReportVehicle; metadata: ReportMetadata; valuations: ReportValuations; visualization: ReportVisualization }
+>;
+
+export type RealCosts = Complete<Schema.RealCosts>;
 
 // ---------------------------------------------------------------------------------------------
 // State (spec 3)
@@ -309,16 +169,13 @@ export type ReportData = {
 export const STATE_KEYS = REPORT_STATE_KEYS;
 export type StateKey = ReportStateKey;
 
-export type StateEntry = {
-  name: string;
-  order: number;
-  status: boolean;
-  description: string;
-  /** ISO 8601; null while the step has not happened. */
-  date: string | null;
-};
+/** `date` (ISO 8601) is null while the step has not happened. */
+export type StateEntry = Complete<Schema.StateEntry, 'date'>;
 
-export type ReportState = Record<StateKey, StateEntry>;
+export type ReportState = { [K in keyof Schema.ReportState]-?: StateEntry };
+
+/** The keys the seed iterates over (REPORT_STATE_KEYS) are the schema's: neither may gain one alone. */
+const _stateKeysAreTheSchemas: [StateKey, keyof Schema.ReportState] extends [keyof Schema.ReportState, StateKey] ? true : never = true;
 
 /** The steps a folder goes through, in this order; each one's date is ≥ the previous one's. */
 export const STATE_MAIN_CHAIN: readonly StateKey[] = [
@@ -347,11 +204,6 @@ const STATE_DESCRIPTIONS: Record<StateKey, [name: string, description: string]> 
   folder_rehabilitated: ['Véhicule reconditionné', 'Le véhicule a été reconditionné.'],
   counter_inspected: ['Contre-expertise', 'Une contre-expertise a été réalisée.'],
   customer_notified: ['Client notifié', 'Le client a reçu le lien du rapport.'],
-};
-
-export type RealCosts = {
-  salesPrice: number;
-  repairCosts: number;
 };
 
 export interface ReportDocument {

@@ -3,7 +3,8 @@ import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/platform/project-root';
 
-const OUTPUT = path.join(PROJECT_ROOT, 'examples', 'graphql-operations.ts');
+/** Every output of codegen.yml: the example client's operations, the seed's report document types. */
+const OUTPUTS = ['examples/graphql-operations.ts', 'src/seed/report-document.generated.ts'];
 
 /** The standard CLI, as `npm run codegen` runs it, in check mode (exit 1 on a stale output). */
 function check() {
@@ -16,7 +17,7 @@ function check() {
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-describe('generated client code (npm run codegen)', () => {
+describe('generated code (npm run codegen)', () => {
   jest.setTimeout(60_000);
 
   it('is up to date with schema.graphql and the operations (run `npm run codegen` when this fails)', () => {
@@ -25,18 +26,27 @@ describe('generated client code (npm run codegen)', () => {
     expect(result.status).toBe(0);
   });
 
-  it('the check notices a stale file', () => {
-    const backup = `${OUTPUT}.bak`;
-    copyFileSync(OUTPUT, backup);
+  it.each(OUTPUTS)('the check notices a stale %s', (output) => {
+    const file = path.join(PROJECT_ROOT, output);
+    const backup = `${file}.bak`;
+    copyFileSync(file, backup);
     try {
-      writeFileSync(OUTPUT, `${readFileSync(OUTPUT, 'utf8')}\n// edited by hand\n`);
+      writeFileSync(file, `${readFileSync(file, 'utf8')}\n// edited by hand\n`);
       const result = check();
       expect(result.status).toBe(1);
-      expect(result.output).toMatch(/stale files were detected:\s+- examples\/graphql-operations\.ts/);
+      expect(result.output).toMatch(new RegExp(`stale files were detected:\\s+- ${output.replace(/[./]/g, '\\$&')}`));
     } finally {
-      copyFileSync(backup, OUTPUT);
+      copyFileSync(backup, file);
       rmSync(backup);
     }
+  });
+
+  it('the seed types hold only the report document: the types ReportData, ReportState and RealCosts reach', () => {
+    const generated = readFileSync(path.join(PROJECT_ROOT, 'src/seed/report-document.generated.ts'), 'utf8');
+    const types = [...generated.matchAll(/^export type (\w+) =/gm)].map((m) => m[1]);
+    expect(types).toEqual(expect.arrayContaining(['ReportData', 'Vehicle', 'ReportMetadata', 'ReportState', 'StateEntry', 'RealCosts']));
+    expect(types).not.toEqual(expect.arrayContaining(['Query']));
+    expect(types).not.toContain('Report');
   });
 
   it('examples/rest-api.d.ts is what openapi-typescript makes of openapi.json', () => {

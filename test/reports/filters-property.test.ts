@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server';
 import { buildDemoDataset, REPORT_TYPES } from '../../src/seed/dataset';
 import { STATE_KEYS } from '../../src/seed/report-document';
-import { REPORT_ORDER_FIELDS } from '../../src/features/reports/report-query';
+import { REPORT_ORDER_FIELDS } from '../../src/features/reports/report-list-columns';
 import { USER_ORDER_FIELDS } from '../../src/features/users/user.types';
 import {
   expectedReports,

@@ -2,7 +2,7 @@ import { ArgsType, Field } from 'type-graphql';
 import { PageArgs } from '../../shared/pagination';
 import { Rules } from '../../shared/schema/input-rules';
 import { DateTimeISO, JSON, UUID } from '../../shared/schema/scalars';
-import { REPORT_ORDER_FIELDS } from './report-query';
+import { REPORT_ORDER_FIELDS } from './report-list-columns';
 import { ReportType } from './report-type.enum';
 
 /** Identifiers (VIN, plate, brand, version) are short; names and free text a little longer. */

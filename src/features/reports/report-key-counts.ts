@@ -7,7 +7,7 @@
  */
 import { Prisma } from '../../generated/prisma/client';
 import type { ReportFilterArgs } from './report-filters.args';
-import type { ReportGroupColumn } from './report-query';
+import type { ReportGroupColumn } from './report-list-columns';
 
 const sql = Prisma.sql;
 

@@ -9,19 +9,9 @@ import { keysetCondition, type KeyColumn, type KeyTerm, type KeyValue } from '..
 import { orderByClause, orderTerms, type OrderTerm } from '../../shared/order-by';
 import type { ReportFilterArgs } from './report-filters.args';
 import { countedByKey, groupedKeyCountSql, keyCountSql } from './report-key-counts';
+import { REPORT_ORDER_FIELDS, type ReportGroupColumn } from './report-list-columns';
 
 const sql = Prisma.sql;
-
-export const REPORT_ORDER_FIELDS = [
-  'created_at',
-  'updated_at',
-  'token',
-  'type',
-  'vin',
-  'license_number',
-  'brand',
-  'dealership_name',
-] as const;
 
 const ORDER_COLUMNS: Record<string, string> = {
   created_at: 'r.created_at',
@@ -222,9 +212,6 @@ export function reportCountSql(organizationId: string, filters: Partial<ReportFi
   if (countedByKey(filters)) return keyCountSql(organizationId, filters);
   return sql`SELECT count(*)::int AS total FROM reports r WHERE ${reportConditions(organizationId, filters)}`;
 }
-
-/** The grouping columns a page of reports can be partitioned by (relations Dealership.reports, User.reports). */
-export type ReportGroupColumn = 'dealership_id' | 'profile_id';
 
 /**
  * One page per group in one statement: the same filters and order, numbered within each group.

@@ -14,8 +14,8 @@ import {
   reportKeyValue,
   reportPageSql,
   type CompactReportRow,
-  type ReportGroupColumn,
 } from './report-query';
+import type { ReportGroupColumn } from './report-list-columns';
 import type { Report, ReportCompact } from './report.types';
 
 export interface ReportListRequest extends PageRequest {

@@ -2,7 +2,7 @@
  * `$queryRaw` answered by the `pg` pool itself, on PostgreSQL. Prisma's raw path costs more CPU
  * than the statement it sends: its driver adapter converts every value of every row
  * (`normalize_timestamptz`…), then the client deserializes the result once more by type. On a page
- * of 100 reports that was 14% of the request's CPU in the profile (docs/performance.md). The driver
+ * of 100 reports that was 14% of the request's CPU in the profile (bench/HISTORY.md, 2026-11-25). The driver
  * already returns what the callers read: Date for timestamps, numbers for int4 (counts are cast
  * `::int`), parsed jsonb, arrays for text[].
  *

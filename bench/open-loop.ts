@@ -21,6 +21,8 @@ export interface OpenLoopMeasurement {
   answered: number;
   /** answered with another status than the scenario's, failed, or unanswered at the end */
   errors: number;
+  /** what the errors were: a status, `failed` (the connection) or `unanswered` */
+  errorKinds: Record<string, number>;
   p50: number;
   p95: number;
   p99: number;
@@ -43,7 +45,8 @@ export async function openLoop(server: ChildServer, scenario: Scenario, rate: nu
   const headers = { ...scenario.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
   const total = Math.round(rate * durationS);
   const latencies: number[] = [];
-  let errors = 0;
+  const errorKinds: Record<string, number> = {};
+  const error = (kind: string) => (errorKinds[kind] = (errorKinds[kind] ?? 0) + 1);
   let outstanding = 0;
   let sent = 0;
   let finished: (() => void) | undefined;
@@ -51,23 +54,23 @@ export async function openLoop(server: ChildServer, scenario: Scenario, rate: nu
   const send = (scheduledNs: bigint) => {
     sent += 1;
     outstanding += 1;
-    const done = (ok: boolean) => {
+    const done = (failure?: string) => {
       outstanding -= 1;
-      if (ok) latencies.push(Number(process.hrtime.bigint() - scheduledNs) / 1e6);
-      else errors += 1;
+      if (failure === undefined) latencies.push(Number(process.hrtime.bigint() - scheduledNs) / 1e6);
+      else error(failure);
       if (outstanding === 0 && sent === total) finished?.();
     };
     const request = http.request(
       { host: target.hostname, port: target.port, path: target.pathname + target.search, method: scenario.method, headers, agent },
       (response) => {
-        const ok = response.statusCode === scenario.expectStatus;
+        const failure = response.statusCode === scenario.expectStatus ? undefined : String(response.statusCode);
         // The whole body read: the answer is complete when its last byte arrived.
         response.on('data', () => undefined);
-        response.on('end', () => done(ok));
-        response.on('error', () => done(false));
+        response.on('end', () => done(failure));
+        response.on('error', () => done('failed'));
       },
     );
-    request.on('error', () => done(false));
+    request.on('error', () => done('failed'));
     request.end(body);
   };
 
@@ -92,13 +95,15 @@ export async function openLoop(server: ChildServer, scenario: Scenario, rate: nu
   });
   const cpuUsed = cpuMs(server.process.pid!) - cpuBefore;
   const unanswered = outstanding;
+  const kinds = { ...errorKinds, ...(unanswered ? { unanswered } : {}) };
   agent.destroy();
   latencies.sort((a, b) => a - b);
   return {
     rate,
     sent,
     answered: latencies.length,
-    errors: errors + unanswered,
+    errors: Object.values(kinds).reduce((sum, n) => sum + n, 0),
+    errorKinds: kinds,
     p50: percentile(latencies, 50),
     p95: percentile(latencies, 95),
     p99: percentile(latencies, 99),
@@ -126,7 +131,11 @@ export function openLoopTable(rows: OpenLoopRow[]): string {
           String(m.rate),
           String(m.sent),
           String(m.answered),
-          String(m.errors),
+          m.errors
+            ? `${m.errors} (${Object.entries(m.errorKinds)
+                .map(([kind, n]) => `${kind}: ${n}`)
+                .join(', ')})`
+            : '0',
           fmt(m.p50),
           fmt(m.p95),
           fmt(m.p99),

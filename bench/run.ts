@@ -14,6 +14,10 @@
  *                        checked first, with the CPU of the PostgreSQL backends (bench/peers/)
  *   --rounds N           with --peers: rounds of alternating systems, medians kept (default 3)
  *   --only REGEX         only the scenarios whose name matches (e.g. 'default page|vin|type=')
+ *   --open-loop R1,R2    instead of autocannon's closed loop: the app alone, each scenario sent at
+ *                        these fixed arrival rates (req/s) for --duration seconds each, latency
+ *                        from each request's scheduled send time (bench/open-loop.ts), e.g.
+ *                        --open-loop 50,100,200 --only 'default page|vin|type=|^fetch one$'
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,6 +29,7 @@ import { ADMIN_URL, adminQuery, log } from './support';
 import { buildScenarios } from './scenarios';
 import { measure, startChild, type ChildServer, type Measurement } from './measure';
 import { peerTable, runPeers } from './peers/run-peers';
+import { openLoop, openLoopTable, type OpenLoopRow } from './open-loop';
 
 interface Options {
   reports: number;
@@ -36,6 +41,7 @@ interface Options {
   peers: boolean;
   rounds: number;
   only?: RegExp;
+  openLoop?: number[];
 }
 
 function parseOptions(argv: string[]): Options {
@@ -75,6 +81,12 @@ function parseOptions(argv: string[]): Options {
         break;
       case '--only':
         options.only = new RegExp(value(i++));
+        break;
+      case '--open-loop':
+        options.openLoop = value(i++)
+          .split(',')
+          .map((rate) => Number(rate));
+        if (options.openLoop.some((rate) => !(rate > 0))) throw new Error('--open-loop takes rates in req/s, e.g. 50,100,200');
         break;
       default:
         throw new Error(`unknown option ${argv[i]}`);
@@ -184,9 +196,36 @@ async function main(): Promise<void> {
       return;
     }
 
-    const rows: Row[] = [];
     const prepared = await scenarios.prepare(app.url, apiKey);
-    for (const scenario of scenarios.list(apiKey, prepared).filter((s) => !options.only || options.only.test(s.name))) {
+    const selected = scenarios.list(apiKey, prepared).filter((s) => !options.only || options.only.test(s.name));
+    if (options.openLoop) {
+      const rows: OpenLoopRow[] = [];
+      for (const scenario of selected) {
+        log(`${scenario.name} …`);
+        try {
+          // Unrecorded: JIT, the pool's connections, the compiled documents (2nd sighting).
+          await openLoop(app, scenario, options.openLoop[0]!, Math.min(3, options.duration));
+          const runs = [];
+          for (const rate of options.openLoop) {
+            log(`  ${rate} req/s`);
+            runs.push(await openLoop(app, scenario, rate, options.duration));
+          }
+          rows.push({ scenario: scenario.name, runs });
+        } catch (error) {
+          log(`  failed: ${String(error)}`);
+          rows.push({ scenario: scenario.name, runs: [], failure: String(error) });
+        }
+      }
+      console.log(
+        `\n${existing || options.reports} reports (organization under test: ${scenarios.organizationReports}), open loop, ${options.duration} s per rate\n`,
+      );
+      console.log(openLoopTable(rows));
+      writeFileSync(file.replace(/\.json$/, '-open-loop.json'), JSON.stringify({ ...common, openLoop: rows }, null, 2));
+      return;
+    }
+
+    const rows: Row[] = [];
+    for (const scenario of selected) {
       log(`${scenario.name} …`);
       // One scenario that cannot be answered (a 30 s statement timeout at 1M reports on busy cores)
       // must not cost the figures of all the others.

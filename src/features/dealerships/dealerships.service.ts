@@ -88,11 +88,19 @@ export function findDealerships(prisma: PrismaClient, organizationId: string, id
   return dealershipRows(prisma, organizationId, Prisma.sql`AND d.id = ANY(${ids}::uuid[])`);
 }
 
-function dealershipRows(prisma: PrismaClient, organizationId: string, rest: Prisma.Sql): Promise<Dealership[]> {
-  return prisma.$queryRaw<Dealership[]>`
-    SELECT d.id, d.name, d.created_at, d.updated_at, d.organization_id, d.entity_id, d.address, d.logo, d.illustration_img,
+/** The loader's timestamp columns: a page that plans its dealerships in (report-query.ts) reads them as JSON. */
+export const DEALERSHIP_DATE_FIELDS = ['created_at', 'updated_at'] as const;
+
+/** SELECT list of the loader's dealership `d`: its findDealerships and the pages that plan their dealerships in. */
+export function dealershipColumns(organizationId: string): Prisma.Sql {
+  return Prisma.sql`d.id, d.name, d.created_at, d.updated_at, d.organization_id, d.entity_id, d.address, d.logo, d.illustration_img,
       d.more_info, d.siret, d.position, d.headquarter, d.brands,
       (SELECT count(*)::int FROM users u
-        WHERE u.dealership_id = d.id AND u.is_active AND u.organization_id = ${organizationId}::uuid) AS user_count
+        WHERE u.dealership_id = d.id AND u.is_active AND u.organization_id = ${organizationId}::uuid) AS user_count`;
+}
+
+function dealershipRows(prisma: PrismaClient, organizationId: string, rest: Prisma.Sql): Promise<Dealership[]> {
+  return prisma.$queryRaw<Dealership[]>`
+    SELECT ${dealershipColumns(organizationId)}
     FROM dealerships d WHERE d.organization_id = ${organizationId}::uuid ${rest}`;
 }

@@ -7,7 +7,7 @@ import { notFound } from '../../shared/errors';
 import { CursorArgs } from '../../shared/pagination';
 import { GRAPHQL_ONLY, restSelection } from '../../shared/schema/rest-visibility';
 import { UUID } from '../../shared/schema/scalars';
-import { selectsField } from '../../shared/schema/selection';
+import { selectsField, selectsNestedField } from '../../shared/schema/selection';
 import { Statements } from '../../shared/schema/statements';
 import { Organization } from '../organizations/organization.type';
 import { User } from '../users/user.types';
@@ -19,7 +19,7 @@ import { listReports } from './reports.service';
 export class ReportsResolver {
   @Statements(2)
   @Query(() => ReportPage, { description: 'List reports (spec 4.1), newest first by default' })
-  reports(
+  async reports(
     @Args(() => ReportsArgs) args: ReportsArgs,
     @Args(() => CursorArgs) { cursor }: CursorArgs,
     @Ctx() context: RequestContext,
@@ -27,14 +27,24 @@ export class ReportsResolver {
   ): Promise<ReportPage> {
     const organizationId = requireOrganization(context);
     const { limit, offset, order_by, ...filters } = args;
-    return listReports(
+    // Relations every row will ask for are read by the page's own statement and handed to their
+    // loaders: a page and its relations in one round trip, not one more per relation.
+    const relations = {
+      dealership: selectsNestedField(info, 'items', 'dealership'),
+      profile: selectsNestedField(info, 'items', 'profile'),
+    };
+    const { related, ...page } = await listReports(
       context.reads,
       organizationId,
       filters,
       { limit, offset, order_by, cursor },
       selectsField(info, 'total'),
       context.cursors,
+      relations,
     );
+    for (const dealership of related?.dealerships ?? []) context.loaders.dealership.prime(dealership.id, dealership);
+    for (const profile of related?.profiles ?? []) context.loaders.user.prime(profile.id, profile);
+    return page;
   }
 
   @Statements(1)

@@ -12,11 +12,18 @@ import {
   REPORT_KEY_COLUMNS,
   reportCountSql,
   reportKeyValue,
+  relationColumn,
   reportPageSql,
+  reportPageWithRelationsSql,
   type CompactReportRow,
+  type PageRelations,
 } from './report-query';
 import type { ReportGroupColumn } from './report-list-columns';
 import type { Report, ReportCompact } from './report.types';
+import { dealershipColumns, DEALERSHIP_DATE_FIELDS } from '../dealerships/dealerships.service';
+import type { Dealership } from '../dealerships/dealership.types';
+import { USER_COLUMNS, USER_DATE_FIELDS } from '../users/users.service';
+import type { User } from '../users/user.types';
 
 export interface ReportListRequest extends PageRequest {
   order_by?: string | null;
@@ -41,7 +48,9 @@ export async function listReports(
   countTotal = true,
   /** signs and reads cursors; without it the page carries none (internal callers) */
   cursors?: CursorCodec,
-): Promise<Page<ReportCompact>> {
+  /** relations the caller will resolve for every row: read by the page's statement, returned in `related` */
+  relations?: PageRelations,
+): Promise<Page<ReportCompact> & { related?: PageRelated }> {
   checkCursorWithOffset(page.cursor, page.offset);
   const { limit, offset } = pageBounds(page);
   const order = parseReportOrder(page.order_by);
@@ -55,15 +64,22 @@ export async function listReports(
   // A failed page must not leave the count's rejection unhandled.
   if (total instanceof Promise) total.catch(() => undefined);
   // One row more than the page: whether a next page exists, without a count.
+  const query = { organizationId, filters, limit: cursors ? limit + 1 : limit, offset, order, after };
+  const planned = relations && (relations.dealership || relations.profile) ? relations : undefined;
   const rows = await prisma.$queryRaw<(CompactReportRow & Record<string, unknown>)[]>(
-    reportPageSql({ organizationId, filters, limit: cursors ? limit + 1 : limit, offset, order, after }),
+    planned
+      ? reportPageWithRelationsSql(query, planned, { dealership: dealershipColumns(organizationId), profile: USER_COLUMNS })
+      : reportPageSql(query),
   );
   const hasNextPage = rows.length > limit;
   const pageRows = hasNextPage ? rows.slice(0, limit) : rows;
-  const items = pageRows.map(({ sort_brand: _brand, sort_dealership_name: _dealership, ...row }) =>
-    toCompactReport(row as CompactReportRow),
+  // From every row: an object comes on one row of those that name it, perhaps the extra one.
+  const related = planned ? takeRelations(rows, planned) : undefined;
+  const items = pageRows.map(
+    ({ sort_brand: _brand, sort_dealership_name: _dealership, relation_dealership: _d, relation_profile: _p, ...row }) =>
+      toCompactReport(row as CompactReportRow),
   );
-  if (!cursors) return { items, limit, offset, total };
+  if (!cursors) return { items, limit, offset, total, ...(related ? { related } : {}) };
   const last = pageRows[pageRows.length - 1];
   const endCursor = last
     ? cursors.encode(
@@ -71,7 +87,35 @@ export async function listReports(
         terms.map((t) => keyValueOf(reportKeyValue(last, t.field))),
       )
     : (page.cursor ?? null);
-  return { items, limit, offset, total, ...cursorFields(hasNextPage, endCursor) };
+  return { items, limit, offset, total, ...cursorFields(hasNextPage, endCursor), ...(related ? { related } : {}) };
+}
+
+/** The dealerships and profiles a page's statement read beside its rows, each once (for the loaders). */
+export interface PageRelated {
+  dealerships: Dealership[];
+  profiles: User[];
+}
+
+/**
+ * The distinct objects a page's rows carry in their relation columns (listReports leaves those
+ * columns out of its items). A relation that was not found
+ * (another organization's, by bad data) gives none: its loader then asks as it always did.
+ */
+function takeRelations(rows: Record<string, unknown>[], relations: PageRelations): PageRelated {
+  const dealerships: Dealership[] = [];
+  const profiles: User[] = [];
+  const take = <T>(row: Record<string, unknown>, relation: keyof PageRelations, dates: readonly string[], into: T[]) => {
+    const object = row[relationColumn(relation)] as Record<string, unknown> | null | undefined;
+    if (!object) return;
+    // JSON has no dates: the loader's row has Date objects (timestamptz(3): no precision lost).
+    for (const field of dates) if (typeof object[field] === 'string') object[field] = new Date(object[field]);
+    into.push(object as T);
+  };
+  for (const row of rows) {
+    if (relations.dealership) take(row, 'dealership', DEALERSHIP_DATE_FIELDS, dealerships);
+    if (relations.profile) take(row, 'profile', USER_DATE_FIELDS, profiles);
+  }
+  return { dealerships, profiles };
 }
 
 /** Pages of reports for several dealerships (or users) at once: two statements for all of them. */

@@ -82,11 +82,14 @@ export async function listUsers(
 
 const USER_ORDER_COLUMNS: Record<string, string> = Object.fromEntries(Object.entries(USER_KEY_COLUMNS).map(([f, c]) => [f, c.sql]));
 
-/** The columns of USER_SELECT, for the raw statements of the per-request loaders. */
-const USER_COLUMNS = Prisma.raw(
+/** The columns of USER_SELECT, for the raw statements of the per-request loaders (and the pages that plan their profiles in). */
+export const USER_COLUMNS = Prisma.raw(
   'u.id, u.name, u.is_active, u.created_at, u.organization_id, u.entity_id, u.dealership_id, u.created_by, ' +
     'u.role, u.photo, u.phone, u.position, u.email, u.last_activity, u.address',
 );
+
+/** Its timestamp columns: a page that plans its profiles in (report-query.ts) reads them as JSON. */
+export const USER_DATE_FIELDS = ['created_at', 'last_activity'] as const;
 
 /** Raw SQL on this per-request path (every page's `profile`): Prisma's findMany costs more CPU than the statement. */
 export function findUsers(prisma: PrismaClient, organizationId: string, ids: readonly string[]): Promise<User[]> {

@@ -42,22 +42,22 @@ export async function currentFeedEnd(prisma: PrismaClient): Promise<string> {
 }
 
 /**
- * Whether events after `after` are committed but not readable yet: written by a transaction at or
- * above the horizon, which an older one still running holds back. Uncommitted rows are invisible
- * here; so this is true only for events that a read will return once the horizon moves.
+ * Whether committed events follow `after` although the read that moved to `after` returned none
+ * of them: held back by the horizon (a transaction older than theirs still running), or readable
+ * since (the horizon moved between the two statements). Either way, read again soon. Uncommitted
+ * rows are invisible here, so this is never true for a transaction still running.
  */
-async function heldBack(prisma: PrismaClient, organizationId: string, after: string, types: string[] | undefined): Promise<boolean> {
+async function eventsPending(prisma: PrismaClient, organizationId: string, after: string, types: string[] | undefined): Promise<boolean> {
   const cursor = parseAfter(after);
   const typeFilter = types ? Prisma.sql`AND e.type = ANY(${types}::text[])` : Prisma.empty;
-  const [row] = await prisma.$queryRaw<{ held: boolean }[]>`
+  const [row] = await prisma.$queryRaw<{ pending: boolean }[]>`
     SELECT EXISTS (
       SELECT 1 FROM events e
       WHERE e.organization_id = ${organizationId}::uuid
         AND (e.xid, e.position) > (${cursor.xid.toString()}::xid8, ${cursor.position.toString()}::bigint)
-        AND e.xid >= pg_snapshot_xmin(pg_current_snapshot())
         ${typeFilter}
-    ) AS held`;
-  return row?.held === true;
+    ) AS pending`;
+  return row?.pending === true;
 }
 
 async function* follow(
@@ -82,7 +82,7 @@ async function* follow(
         yield event;
       }
       if (page.items.length === STREAM_PAGE) continue;
-      heldFor = (await heldBack(prisma, organizationId, after, request.types)) ? heldFor + 1 : 0;
+      heldFor = (await eventsPending(prisma, organizationId, after, request.types)) ? heldFor + 1 : 0;
       const idle = wakeups.listening ? options.pollMs : options.pollWithoutNotificationsMs;
       const delay = heldFor > 0 ? Math.min(idle, HELD_BACK_MAX_RETRY_MS, HELD_BACK_FIRST_RETRY_MS * 2 ** Math.min(heldFor - 1, 10)) : idle;
       if ((await watch.wait(delay, signal)) === 'aborted') return;

@@ -29,23 +29,27 @@ interface Watcher {
 
 export class EventWakeups {
   private readonly watchers = new Map<string, Set<Watcher>>();
-  private subscription?: Subscription;
+  private readonly subscription: Subscription;
 
-  constructor(private readonly db: Pick<Database, 'listen'>) {}
-
-  /** Notifications arrive now (false: readers must poll; behind a transaction pooler without DIRECT_URL). */
-  get listening(): boolean {
-    return this.subscription?.active ?? false;
-  }
-
-  watch(organizationId: string): FeedWatch {
-    // The listening session is opened by the first reader, not by every API instance at start.
-    this.subscription ??= this.db.listen(EVENTS_CHANNEL, {
+  /**
+   * Listens from the start (on the session the API key cache already holds), not at the first
+   * subscription: a LISTEN issued then would miss what commits while it is on its way.
+   */
+  constructor(db: Pick<Database, 'listen'>) {
+    this.subscription = db.listen(EVENTS_CHANNEL, {
       message: (organization) => this.notify(this.watchers.get(organization)),
       reset: () => {
         for (const set of this.watchers.values()) this.notify(set);
       },
     });
+  }
+
+  /** Notifications arrive now (false: readers must poll; behind a transaction pooler without DIRECT_URL). */
+  get listening(): boolean {
+    return this.subscription.active;
+  }
+
+  watch(organizationId: string): FeedWatch {
     const watcher: Watcher = { notified: false };
     const set = this.watchers.get(organizationId) ?? new Set();
     set.add(watcher);

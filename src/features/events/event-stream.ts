@@ -10,16 +10,16 @@
  * nobody when it ends); and every `pollMs` in any case, so that a lost listening session costs
  * latency, never events.
  */
-import { Prisma, type PrismaClient } from '../../generated/prisma/client';
-import { parseAfter, readEvents, type FeedEvent } from './events.service';
+import type { PrismaClient } from '../../generated/prisma/client';
+import { parseAfter, readEventsAndHeldBack, type FeedEvent } from './events.service';
 import { encodeCursor } from './event-cursor';
 import type { EventWakeups } from './event-wakeups';
 
 /** Events read at once; a fuller backlog is read page after page without waiting. */
 export const STREAM_PAGE = 100;
 
-/** While committed events are held back by the horizon: read again after 25 ms, 50, 100, ... up to this. */
-const HELD_BACK_FIRST_RETRY_MS = 25;
+/** While committed events are held back by the horizon: read again after 50 ms, 100, 200, ... up to this. */
+const HELD_BACK_FIRST_RETRY_MS = 50;
 const HELD_BACK_MAX_RETRY_MS = 1_000;
 
 export interface StreamOptions {
@@ -41,23 +41,22 @@ export async function currentFeedEnd(prisma: PrismaClient): Promise<string> {
   return encodeCursor({ xid: BigInt(row!.xmin), position: 0n });
 }
 
-/**
- * Whether committed events follow `after` although the read that moved to `after` returned none
- * of them: held back by the horizon (a transaction older than theirs still running), or readable
- * since (the horizon moved between the two statements). Either way, read again soon. Uncommitted
- * rows are invisible here, so this is never true for a transaction still running.
- */
-async function eventsPending(prisma: PrismaClient, organizationId: string, after: string, types: string[] | undefined): Promise<boolean> {
-  const cursor = parseAfter(after);
-  const typeFilter = types ? Prisma.sql`AND e.type = ANY(${types}::text[])` : Prisma.empty;
-  const [row] = await prisma.$queryRaw<{ pending: boolean }[]>`
-    SELECT EXISTS (
-      SELECT 1 FROM events e
-      WHERE e.organization_id = ${organizationId}::uuid
-        AND (e.xid, e.position) > (${cursor.xid.toString()}::xid8, ${cursor.position.toString()}::bigint)
-        ${typeFilter}
-    ) AS pending`;
-  return row?.pending === true;
+/** Reads of one stream are at least this far apart (but for full pages, read on at once). */
+const MIN_READ_INTERVAL_MS = 50;
+
+/** False when aborted. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (completed: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(completed);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 async function* follow(
@@ -73,19 +72,25 @@ async function* follow(
   try {
     let after = request.after ?? (await currentFeedEnd(prisma));
     let heldFor = 0;
+    let readAt = 0;
     while (!signal.aborted) {
       watch.takeNotified();
-      const page = await readEvents(prisma, organizationId, { after, types: request.types?.join(','), limit: STREAM_PAGE });
+      readAt = Date.now();
+      const read = await readEventsAndHeldBack(prisma, organizationId, { after, types: request.types?.join(','), limit: STREAM_PAGE });
+      const page = read.page;
       after = page.next;
       for (const event of page.items) {
         if (signal.aborted) return;
         yield event;
       }
       if (page.items.length === STREAM_PAGE) continue;
-      heldFor = (await eventsPending(prisma, organizationId, after, request.types)) ? heldFor + 1 : 0;
+      heldFor = read.heldBack ? heldFor + 1 : 0;
       const idle = wakeups.listening ? options.pollMs : options.pollWithoutNotificationsMs;
       const delay = heldFor > 0 ? Math.min(idle, HELD_BACK_MAX_RETRY_MS, HELD_BACK_FIRST_RETRY_MS * 2 ** Math.min(heldFor - 1, 10)) : idle;
       if ((await watch.wait(delay, signal)) === 'aborted') return;
+      // Notifications come once per writing statement: under a steady write load, one read per
+      // MIN_READ_INTERVAL_MS serves them all, instead of one read per statement per subscription.
+      if (Date.now() - readAt < MIN_READ_INTERVAL_MS && !(await pause(MIN_READ_INTERVAL_MS - (Date.now() - readAt), signal))) return;
     }
   } finally {
     watch.close();

@@ -13,7 +13,7 @@ import { openDatabase, type Database } from '../../src/platform/db/database';
 import { createHttpServer } from '../../src/platform/http/http-server';
 import { DATABASE_KINDS } from '../support/databases';
 import { graphql, startTestServer, type TestServer } from '../support/server';
-import { closeAfterInit, subscribe, subscriptionClient, type PushedEvent } from '../support/subscriptions';
+import { closeAfterInit, closeAfterMessage, subscribe, subscriptionClient, type PushedEvent } from '../support/subscriptions';
 import { waitFor } from '../support/wait';
 
 const FIELDS = 'cursor position type subject occurred_at payload';
@@ -173,6 +173,12 @@ describe.each(DATABASE_KINDS)('change feed subscriptions on %s', (kind) => {
     expect((await closeAfterInit(server, {})).code).toBe(4403);
     expect((await closeAfterInit(server, undefined)).code).toBe(4403);
     expect((await closeAfterInit(server, { apiKey: 42 })).code).toBe(4403);
+  });
+
+  it('closes the socket on a message beyond the size bound (1009) and on one that is not the protocol (4400)', async () => {
+    const oversized = JSON.stringify({ type: 'connection_init', payload: { 'x-api-key': keyA, padding: 'x'.repeat(64 * 1024) } });
+    expect(await closeAfterMessage(server, oversized)).toBe(1009);
+    expect(await closeAfterMessage(server, '{"type": "nonsense"')).toBe(4400);
   });
 
   it('refuses what an HTTP request would be refused, with the same codes, and keeps the socket open', async () => {

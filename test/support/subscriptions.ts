@@ -79,3 +79,15 @@ export async function closeAfterInit(server: { url: string }, payload: unknown):
   socket.send(JSON.stringify({ type: 'connection_init', ...(payload === undefined ? {} : { payload }) }));
   return closed;
 }
+
+/** The close code a raw graphql-transport-ws socket gets after sending `message` as its first message. */
+export async function closeAfterMessage(server: { url: string }, message: string): Promise<number> {
+  const socket = new WebSocket(wsUrl(server), 'graphql-transport-ws');
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+  socket.send(message);
+  return closed;
+}

@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   await adminQuery(`CREATE DATABASE ${name}`);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  const db = await openDatabase({ url: url.toString(), poolMax: 10 });
+  const db = await openDatabase({ url: url.toString(), poolMax: 10, connectionTimeoutMs: 30_000 });
   const lags: number[] = [];
   let delivered = 0;
   let badSignatures = 0;
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     // The API's subscriptions, on the same database (its own pool, as a separate instance would).
     const defaults = loadConfig({});
     const config: AppConfig = { ...defaults, nodeEnv: 'test', seedDemoData: false, metrics: { ...defaults.metrics, enabled: false } };
-    const apiDb = await openDatabase({ url: url.toString(), poolMax: 10 });
+    const apiDb = await openDatabase({ url: url.toString(), poolMax: 10, connectionTimeoutMs: 30_000 });
     api = createHttpServer(await createApp({ db: apiDb, config }), { requestTimeoutMs: config.requestTimeoutMs });
     api.on('close', () => void apiDb.close());
     await new Promise<void>((resolve) => api!.listen(0, '127.0.0.1', resolve));

@@ -42,7 +42,7 @@ export interface AppMetrics {
   /** GraphQL subscriptions open on this instance. */
   subscriptionsOpen: Gauge;
   /** Events pushed to subscribers, and the lag from each event's writing transaction to its push. */
-  subscriptionEventPushed(lagSeconds: number): void;
+  subscriptionEventPushed(lagSeconds: number | undefined): void;
 }
 
 /** The SQL verb of a statement (`select`, `insert`, ...): its text and values never become labels. */
@@ -116,7 +116,7 @@ export function createMetrics(): AppMetrics {
     subscriptionsOpen,
     subscriptionEventPushed: (lagSeconds) => {
       subscriptionEventsPushed.inc();
-      subscriptionPushLag.observe(Math.max(0, lagSeconds));
+      if (lagSeconds !== undefined) subscriptionPushLag.observe(Math.max(0, lagSeconds));
     },
     observeQuery: ({ query, durationMs }) => dbQueryDuration.observe({ operation: sqlOperationOf(query) }, durationMs / 1000),
     rateLimitRejected: (api) => (limit) => rateLimitRejections.inc({ limit, interface: api }),

@@ -59,7 +59,7 @@ export interface SubscriptionServerOptions {
   perSocket: number;
   maxMessageBytes: number;
   stream: StreamOptions;
-  metrics?: { subscriptionsOpen: import('prom-client').Gauge; subscriptionEventPushed(lagSeconds: number): void };
+  metrics?: { subscriptionsOpen: import('prom-client').Gauge; subscriptionEventPushed(lagSeconds: number | undefined): void };
 }
 
 export interface SubscriptionServer {
@@ -228,7 +228,8 @@ export function createSubscriptionServer(
         const data = result.data as Record<string, { occurred_at?: unknown } | null> | null | undefined;
         for (const event of Object.values(data ?? {})) {
           const occurredAt = event?.occurred_at instanceof Date ? event.occurred_at.getTime() : Date.parse(String(event?.occurred_at));
-          options.metrics?.subscriptionEventPushed(Number.isFinite(occurredAt) ? (Date.now() - occurredAt) / 1000 : 0);
+          // The lag only when the client selected occurred_at.
+          options.metrics?.subscriptionEventPushed(Number.isFinite(occurredAt) ? (Date.now() - occurredAt) / 1000 : undefined);
         }
         if (!result.errors) return undefined;
         const errors: GraphQLFormattedError[] = result.errors.map((error) => formatError(error.toJSON(), error));

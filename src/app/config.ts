@@ -13,6 +13,19 @@ import { DEFAULT_MAX_ANSWER_VALUES } from '../shared/answer-budget';
 
 export type { DispatcherConfig };
 
+export interface SubscriptionSettings {
+  /** Subscriptions of one organization open at once on one API instance. */
+  perOrganization: number;
+  /** Subscriptions open at once on one WebSocket. */
+  perSocket: number;
+  /** Largest WebSocket message a client may send (ws maxPayload); beyond it the socket is closed (1009). */
+  maxMessageBytes: number;
+  /** Each subscription reads the feed at least this often, notification or not. */
+  pollMs: number;
+  /** ... and this often while the instance cannot LISTEN (transaction pooler without DATABASE_DIRECT_URL). */
+  pollWithoutNotificationsMs: number;
+}
+
 export interface AppConfig {
   port: number;
   host: string;
@@ -75,6 +88,8 @@ export interface AppConfig {
   events: { retentionDays: number; pruneIntervalMs: number };
   /** Signed webhooks of the change feed, delivered beside the outbox (docs/events.md, "Webhooks"). */
   webhooks: WebhookDispatcherConfig;
+  /** GraphQL subscriptions over graphql-ws (docs/events.md, "Subscriptions"). */
+  subscriptions: SubscriptionSettings;
   rateLimits: RateLimitSettings;
   /** Requests of one organization in progress at once per instance, and the short line beyond. */
   organizationConcurrency: ConcurrencySettings;
@@ -272,6 +287,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       pruneIntervalMs: integer(env, 'EVENT_PRUNE_INTERVAL_MS', 3_600_000, 1_000),
     },
     webhooks: webhooksConfig(env, nodeEnv),
+    subscriptions: {
+      perOrganization: integer(env, 'SUBSCRIPTIONS_PER_ORGANIZATION', 20, 1),
+      perSocket: integer(env, 'SUBSCRIPTIONS_PER_SOCKET', 10, 1),
+      maxMessageBytes: integer(env, 'SUBSCRIPTION_MAX_MESSAGE_BYTES', 64 * 1024, 1024),
+      pollMs: integer(env, 'SUBSCRIPTION_POLL_MS', 5_000, 50),
+      pollWithoutNotificationsMs: integer(env, 'SUBSCRIPTION_POLL_WITHOUT_NOTIFY_MS', 500, 50),
+    },
     rateLimits: {
       redisUrl: env.REDIS_URL || undefined,
       // Points: a request costs the SQL statements it may run (a list page 2, one report 1).

@@ -8,6 +8,7 @@ import { graphiqlRouter } from '../api/graphql/graphiql';
 import { GRAPHIQL_EXAMPLE_QUERY } from '../api/graphql/example-query';
 import { buildAppSchema } from '../api/graphql/schema';
 import { graphqlRouter } from '../api/graphql/server';
+import { createSubscriptionServer } from '../api/graphql/subscriptions/subscription-server';
 import { errorHandler, notFoundHandler } from '../api/http-errors';
 import { buildOpenApiDocument } from '../api/openapi/openapi-document';
 import { swaggerUiRouter } from '../api/openapi/swagger-ui';
@@ -19,6 +20,7 @@ import { registerOutboxBacklog } from '../features/notifications/outbox-backlog'
 import type { Database } from '../platform/db/database';
 import { accessLog } from '../platform/http/access-log';
 import { healthRoutes } from '../platform/http/health';
+import { UPGRADE_HANDLER } from '../platform/http/http-server';
 import { queryStringLimit, requestDeadline } from '../platform/http/limits';
 import { corsPolicy, securityHeaders } from '../platform/http/security';
 import { logger } from '../platform/logger';
@@ -94,6 +96,13 @@ export async function createApp(context: AppContext): Promise<Express> {
       registry: metrics.registry,
     }),
   );
+  // WebSockets on /graphql (subscriptions): served by whichever HTTP server createHttpServer makes for this app.
+  app.locals[UPGRADE_HANDLER] = createSubscriptionServer(schema, services('graphql'), {
+    path: '/graphql',
+    ...config.subscriptions,
+    stream: { pollMs: config.subscriptions.pollMs, pollWithoutNotificationsMs: config.subscriptions.pollWithoutNotificationsMs },
+    metrics,
+  });
   // Built once from the same schema the REST layer runs, so the document cannot drift from it.
   const openApiDocument = JSON.stringify(buildOpenApiDocument(schema));
   app.get('/openapi.json', (_req, res) => {

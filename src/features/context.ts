@@ -10,6 +10,8 @@ import type { AnswerBudget } from '../shared/answer-budget';
 import type { CursorCodec } from '../shared/cursor';
 import { notAuthenticated } from '../shared/errors';
 import type { ApiKeyPrincipal } from './auth/api-keys';
+import type { EventWakeups } from './events/event-wakeups';
+import type { StreamOptions } from './events/event-stream';
 import type { Loaders } from './loaders';
 
 export interface RequestContext {
@@ -44,6 +46,8 @@ export interface RequestContext {
   answerBudget?: AnswerBudget;
   /** Set by the REST layer: the root field's arguments went through the validation pass already. */
   argumentsValidated?: boolean;
+  /** Set on GraphQL subscriptions only (api/graphql/subscriptions): what wakes their feed readers. */
+  feedFollowing?: { wakeups: EventWakeups; options: StreamOptions };
 }
 
 /** The key's organization; every root field starts here. */

@@ -10,15 +10,19 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { buildSchema, graphql } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
 import type { Browser } from 'playwright-core';
 import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
+import { waitFor } from '../support/wait';
 import { graphiqlRouter } from '../../src/api/graphql/graphiql';
 
 const API_KEY = 'test-key-123';
 const EXAMPLE_QUERY = 'query Hello {\n  hello(name: "Ada")\n}';
 const EXPECTED_RESULT = { data: { hello: `Hello, Ada (x-api-key: ${API_KEY})` } };
 
-const schema = buildSchema('type Query { hello(name: String): String }');
+const schema = buildSchema('type Query { hello(name: String): String } type Subscription { greetings: String }');
+const SUBSCRIPTION = 'subscription Greetings {\n  greetings\n}';
 
 interface GraphqlBody {
   query?: string;
@@ -52,6 +56,23 @@ function createTestApp(seenApiKeys: (string | undefined)[]): express.Express {
 
 async function listen(app: express.Express): Promise<{ server: Server; baseUrl: string }> {
   const server = createServer(app);
+  // A stand-in for the subscription server: greets with the key of the connection_init payload.
+  const sockets = new WebSocketServer({ server, path: '/graphql' });
+  useServer(
+    {
+      schema,
+      roots: {
+        subscription: {
+          greetings: async function* (_args: unknown, context: { connectionParams?: Record<string, unknown> }) {
+            for (const n of [1, 2]) yield { greetings: `greeting ${n} (x-api-key: ${String(context.connectionParams?.['x-api-key'])})` };
+          },
+        },
+      },
+      context: (ctx) => ({ connectionParams: ctx.connectionParams }),
+    },
+    sockets,
+  );
+  server.on('close', () => sockets.close());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', resolve);
@@ -96,8 +117,14 @@ describe('GraphiQL page', () => {
       expect(await noAccept.json()).toEqual({ handledBy: 'backend' });
     });
 
-    it('serves the four assets with long cache headers and nothing else', async () => {
-      for (const name of ['react.production.min.js', 'react-dom.production.min.js', 'graphiql.min.js', 'graphiql.min.css']) {
+    it('serves the five assets with long cache headers and nothing else', async () => {
+      for (const name of [
+        'react.production.min.js',
+        'react-dom.production.min.js',
+        'graphiql.min.js',
+        'graphiql.min.css',
+        'graphql-ws.min.js',
+      ]) {
         const res = await fetch(`${baseUrl}/graphql/assets/${name}`);
         expect(res.status).toBe(200);
         expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
@@ -158,8 +185,34 @@ describe('GraphiQL page', () => {
         await page.screenshot({ path: artifactPath('graphiql.png') });
 
         expect(problems).toEqual([]);
-        expect(requests.length).toBeGreaterThanOrEqual(5); // page, 4 assets (+ POSTs)
+        expect(requests.length).toBeGreaterThanOrEqual(6); // page, 5 assets (+ POSTs)
         expect(requests.filter(leavesLoopback)).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('runs a subscription over WebSocket, the key of the headers editor in connection_init', async () => {
+      if (!browser) throw new Error('Chromium did not start');
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      const { problems } = watchPage(page);
+      try {
+        await page.goto(`${baseUrl}/graphql`, { waitUntil: 'load' });
+        await page.locator('.graphiql-query-editor .CodeMirror').waitFor();
+        await page.evaluate(
+          `document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue(${JSON.stringify(SUBSCRIPTION)})`,
+        );
+        // GraphiQL takes the editor's text into its state after a debounce: run once it has.
+        await page.waitForTimeout(500);
+        await page.locator('button.graphiql-execute-button').click();
+        const expected = `greeting 2 (x-api-key: ${API_KEY})`;
+        // Polled from here: waitForFunction's polling compiles its predicate in the page, which the CSP forbids.
+        const resultText = () => page.evaluate<string>("document.querySelector('.result-window .CodeMirror')?.CodeMirror.getValue() ?? ''");
+        await waitFor(async () => (await resultText()).includes(expected), 15_000, 100).catch(async (error: Error) => {
+          throw new Error(`${error.message}; the result window shows: ${await resultText()}`);
+        });
+        expect(problems).toEqual([]);
       } finally {
         await context.close();
       }

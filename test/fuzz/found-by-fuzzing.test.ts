@@ -152,8 +152,11 @@ describe.each(DATABASE_KINDS)('requests the fuzzer found failing (%s)', (kind) =
       const result = await graphql(query);
       expect([query, result.status, codes(result.body)?.[0]]).toEqual([query, 400, 'GRAPHQL_VALIDATION_FAILED']);
     }
-    const subscription = await graphql('subscription { reports { total } }');
+    // Subscriptions are served over WebSocket only (test/events/subscriptions.test.ts).
+    const subscription = await graphql('subscription { events { cursor } }');
     expect([subscription.status, codes(subscription.body)]).toEqual([400, ['BAD_REQUEST']]);
+    const unknownSubscription = await graphql('subscription { reports { total } }');
+    expect([unknownSubscription.status, codes(unknownSubscription.body)]).toEqual([400, ['GRAPHQL_VALIDATION_FAILED']]);
     const persisted = await post(
       '/graphql',
       JSON.stringify({ query: '{ __typename }', extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } }),

@@ -14,9 +14,9 @@ import { isAnswerCounter } from '../../src/api/graphql/answer-size';
 import { buildAppSchema } from '../../src/api/graphql/schema';
 
 describe('field resolvers', () => {
-  it('exist only where a resolver class declares one (query, mutation, @FieldResolver)', async () => {
+  it('exist only where a resolver class declares one (query, mutation, subscription, @FieldResolver)', async () => {
     const schema = await buildAppSchema();
-    const roots = new Set([schema.getQueryType()?.name, schema.getMutationType()?.name]);
+    const roots = new Set([schema.getQueryType()?.name, schema.getMutationType()?.name, schema.getSubscriptionType()?.name]);
     const wrapped: string[] = [];
     for (const type of Object.values(schema.getTypeMap())) {
       if (!isObjectType(type) || type.name.startsWith('__') || roots.has(type.name)) continue;

@@ -23,10 +23,33 @@ const API_KEY_PLACEHOLDER = 'paste your API key';
 /**
  * Headers (the API key) are not persisted: a key in localStorage outlives the session and is
  * readable by any script of this origin. Queries and tabs still are.
+ *
+ * Subscriptions go over WebSocket on the same path (graphql-ws, api/graphql/subscriptions): the
+ * socket has no headers, so the x-api-key of the headers editor goes in `connection_init`, one
+ * client per key (a changed key opens a new socket).
  */
 const BOOTSTRAP_SCRIPT = `
 const config = JSON.parse(document.getElementById('graphiql-config').textContent);
-const fetcher = GraphiQL.createFetcher({ url: config.url });
+const httpFetcher = GraphiQL.createFetcher({ url: config.url });
+const socketUrl = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + config.url;
+const socketClients = new Map();
+function socketClient(apiKey) {
+  if (!socketClients.has(apiKey)) {
+    socketClients.set(apiKey, graphqlWs.createClient({ url: socketUrl, connectionParams: { 'x-api-key': apiKey }, retryAttempts: 0 }));
+  }
+  return socketClients.get(apiKey);
+}
+function isSubscription(params, options) {
+  const document = options && options.documentAST;
+  if (!document) return /^\\s*subscription\\b/.test(params.query);
+  const operation = document.definitions.find((d) => d.kind === 'OperationDefinition' && (!params.operationName || (d.name && d.name.value === params.operationName)));
+  return Boolean(operation && operation.operation === 'subscription');
+}
+function fetcher(params, options) {
+  if (!isSubscription(params, options)) return httpFetcher(params, options);
+  const headers = (options && options.headers) || {};
+  return socketClient(String(headers['x-api-key'] || '')).iterate(params);
+}
 ReactDOM.createRoot(document.getElementById('graphiql')).render(
   React.createElement(GraphiQL, {
     fetcher,
@@ -50,6 +73,7 @@ export function graphiqlRouter(options: GraphiqlOptions): Router {
     ['react-dom.production.min.js', packageAsset('react-dom', 'umd/react-dom.production.min.js')],
     ['graphiql.min.js', packageAsset('graphiql', 'graphiql.min.js')],
     ['graphiql.min.css', packageAsset('graphiql', 'graphiql.min.css')],
+    ['graphql-ws.min.js', packageAsset('graphql-ws', 'umd/graphql-ws.min.js')],
   ]);
   return staticPageRouter({
     path: options.endpoint,
@@ -77,6 +101,7 @@ export function graphiqlRouter(options: GraphiqlOptions): Router {
 <script src="${assetUrl('react.production.min.js')}"></script>
 <script src="${assetUrl('react-dom.production.min.js')}"></script>
 <script src="${assetUrl('graphiql.min.js')}"></script>
+<script src="${assetUrl('graphql-ws.min.js')}"></script>
 <script>${BOOTSTRAP_SCRIPT}</script>
 </body>
 </html>

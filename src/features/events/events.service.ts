@@ -50,6 +50,7 @@ interface EventRow {
   occurred_at: Date | null;
   payload: unknown;
   horizon: string;
+  held_back: boolean;
 }
 
 /** The checked filter: undefined for every type. */
@@ -93,16 +94,47 @@ export function parseAfter(after: string | null | undefined): EventCursor {
  * be a replica: a standby's snapshot would not bound the primary's running transactions).
  */
 export async function readEvents(prisma: PrismaClient, organizationId: string, request: EventFeedRequest): Promise<EventPage> {
+  return (await readFeed(prisma, organizationId, request, false)).page;
+}
+
+/**
+ * `readEvents`, and whether events after the page are committed but held back by the horizon
+ * (an older transaction still running): a reader that follows the feed reads again soon then,
+ * since the end of that older transaction may notify nobody. Same statement, same snapshot.
+ */
+export function readEventsAndHeldBack(
+  prisma: PrismaClient,
+  organizationId: string,
+  request: EventFeedRequest,
+): Promise<{ page: EventPage; heldBack: boolean }> {
+  return readFeed(prisma, organizationId, request, true);
+}
+
+async function readFeed(
+  prisma: PrismaClient,
+  organizationId: string,
+  request: EventFeedRequest,
+  checkHeldBack: boolean,
+): Promise<{ page: EventPage; heldBack: boolean }> {
   const after = parseAfter(request.after);
   const types = parseEventTypes(request.types);
   const limit = request.limit ?? DEFAULT_EVENT_PAGE;
-  if (limit < 1) return { items: [], next: encodeCursor(after) };
+  if (limit < 1) return { page: { items: [], next: encodeCursor(after) }, heldBack: false };
   const typeFilter = types ? Prisma.sql`AND e.type = ANY(${types}::text[])` : Prisma.empty;
+  const heldBack = checkHeldBack
+    ? Prisma.sql`EXISTS (
+        SELECT 1 FROM events e
+        WHERE e.organization_id = ${organizationId}::uuid
+          AND (e.xid, e.position) > (${after.xid.toString()}::xid8, ${after.position.toString()}::bigint)
+          AND e.xid >= h.xmin
+          ${typeFilter}
+      )`
+    : Prisma.sql`false`;
   // One statement: the horizon comes from the snapshot the rows are read with.
   const rows = await prisma.$queryRaw<EventRow[]>`
     WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
     SELECT e.position::text AS position, e.xid::text AS xid, e.type, e.subject::text AS subject, e.occurred_at, e.payload,
-      h.xmin::text AS horizon
+      h.xmin::text AS horizon, ${heldBack} AS held_back
     FROM horizon h
     LEFT JOIN LATERAL (
       SELECT * FROM events e
@@ -123,11 +155,12 @@ export async function readEvents(prisma: PrismaClient, organizationId: string, r
       occurred_at: row.occurred_at!,
       payload: row.payload,
     }));
-  if (items.length === limit) return { items, next: items[items.length - 1]!.cursor };
+  const held = rows[0]?.held_back === true;
+  if (items.length === limit) return { page: { items, next: items[items.length - 1]!.cursor }, heldBack: held };
   // A short page has read every matching row of the transactions below the horizon: the next
   // read may start at the horizon itself (positions start at 1), never before `after`.
   const horizon: EventCursor = { xid: BigInt(rows[0]!.horizon), position: 0n };
-  return { items, next: encodeCursor(compareCursors(horizon, after) > 0 ? horizon : after) };
+  return { page: { items, next: encodeCursor(compareCursors(horizon, after) > 0 ? horizon : after) }, heldBack: held };
 }
 
 /**

@@ -6,6 +6,20 @@
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * What serves the HTTP upgrades (WebSockets) of an app: an express app carries it in
+ * `app.locals[UPGRADE_HANDLER]` (create-app.ts), so every server made here for it serves them.
+ */
+export const UPGRADE_HANDLER = 'upgradeHandler';
+
+export interface UpgradeHandler {
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Closes the upgraded sockets: the server's close would wait for them forever otherwise. */
+  closeAll(): void;
+}
 
 /** Request line plus headers; beyond it Node answers 431 (its own default is the same 16 KiB). */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -65,5 +79,14 @@ export function createHttpServer(app: RequestListener, limits: HttpServerLimits)
     app,
   );
   server.on('clientError', answerClientError);
+  const upgrade = (app as { locals?: Record<string, unknown> }).locals?.[UPGRADE_HANDLER] as UpgradeHandler | undefined;
+  if (upgrade) {
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => upgrade.handleUpgrade(request, socket, head));
+    const close = server.close.bind(server);
+    server.close = ((callback?: (error?: Error) => void) => {
+      upgrade.closeAll();
+      return close(callback);
+    }) as typeof server.close;
+  }
   return server;
 }

@@ -4,7 +4,7 @@
  * bounded by construction (route templates, SQL verbs, enum values): never an id, an API key, an
  * organization, an e-mail address or a phone number.
  */
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabaseOptions } from '../db/database';
 import type { RateLimitKind } from '../rate-limit/rate-limiter';
 
@@ -39,6 +39,10 @@ export interface AppMetrics {
   notificationAttempted(channel: string, status: keyof typeof ATTEMPT_OUTCOMES): void;
   /** One webhook request and what became of its event; the lag from the change to its delivery. */
   webhookAttempted(outcome: 'delivered' | 'retry' | 'dead', lagSeconds: number | undefined): void;
+  /** GraphQL subscriptions open on this instance. */
+  subscriptionsOpen: Gauge;
+  /** Events pushed to subscribers, and the lag from each event's writing transaction to its push. */
+  subscriptionEventPushed(lagSeconds: number | undefined): void;
 }
 
 /** The SQL verb of a statement (`select`, `insert`, ...): its text and values never become labels. */
@@ -89,9 +93,31 @@ export function createMetrics(): AppMetrics {
     registers: [registry],
   });
 
+  const subscriptionsOpen = new Gauge({
+    name: 'vr_graphql_subscriptions_open',
+    help: 'GraphQL subscriptions (graphql-ws) open on this instance.',
+    registers: [registry],
+  });
+  const subscriptionEventsPushed = new Counter({
+    name: 'vr_subscription_events_pushed_total',
+    help: 'Events pushed to GraphQL subscribers.',
+    registers: [registry],
+  });
+  const subscriptionPushLag = new Histogram({
+    name: 'vr_subscription_push_lag_seconds',
+    help: "From an event's writing transaction to its push to a subscriber.",
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
+    registers: [registry],
+  });
+
   return {
     registry,
     httpRequestDuration,
+    subscriptionsOpen,
+    subscriptionEventPushed: (lagSeconds) => {
+      subscriptionEventsPushed.inc();
+      if (lagSeconds !== undefined) subscriptionPushLag.observe(Math.max(0, lagSeconds));
+    },
     observeQuery: ({ query, durationMs }) => dbQueryDuration.observe({ operation: sqlOperationOf(query) }, durationMs / 1000),
     rateLimitRejected: (api) => (limit) => rateLimitRejections.inc({ limit, interface: api }),
     notificationAttempted: (channel, status) => notificationAttempts.inc({ channel, outcome: ATTEMPT_OUTCOMES[status] }),

@@ -28,7 +28,7 @@ export const REFUSED_CHARACTERS_PER_POINT = 2_000;
 const refusalPoints = (source: string | undefined) => (source?.length ?? 0) / REFUSED_CHARACTERS_PER_POINT;
 
 /** Why an operation is refused before it runs, or undefined. */
-function refusal(cost: OperationCost, keyless: boolean): Error | undefined {
+export function refusal(cost: OperationCost, keyless: boolean): Error | undefined {
   if (cost.rootFields > MAX_ROOT_FIELDS) {
     return tooComplex(`The operation has ${cost.rootFields} top-level fields; at most ${MAX_ROOT_FIELDS}: split it`, {
       rootFields: cost.rootFields,

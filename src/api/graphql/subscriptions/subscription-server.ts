@@ -1,0 +1,262 @@
+/**
+ * GraphQL subscriptions over WebSocket (graphql-ws's `graphql-transport-ws` protocol) on the same
+ * path as queries, /graphql (docs/events.md, "Subscriptions"). What an HTTP request passes, a
+ * subscribe passes too, in the same order: a valid key (in the `connection_init` payload, there
+ * are no headers to speak of in a browser's WebSocket), the organization's budget not spent, the
+ * document's size, validation (graphql-js's rules and the selection-shape rule), its price (the
+ * same refusals as an HTTP operation), then the charge of its statements to the key's budget.
+ * Open subscriptions are bounded per organization on this instance and per socket; a client
+ * message is bounded by `maxMessageBytes`.
+ *
+ * Close codes: 4403 when the key is missing, unknown or revoked (one code for all three: a client
+ * cannot do anything different about them), 4429 when the client's address has spent its budget
+ * of keyless attempts, 1013 when the database cannot be reached to check the key.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import {
+  getOperationAST,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
+import type { Context } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { ApiKeyPrincipal } from '../../../features/auth/api-keys';
+import type { RequestContext } from '../../../features/context';
+import type { StreamOptions } from '../../../features/events/event-stream';
+import { EventWakeups } from '../../../features/events/event-wakeups';
+import { databaseFailureOf } from '../../../platform/db/failures';
+import { logger } from '../../../platform/logger';
+import { AppError, rateLimited } from '../../../shared/errors';
+import { authenticate, chargeRequest, chargeWork, createRequestContext, type ApiServices } from '../../request-context';
+import { formatError } from '../format-error';
+import { cachedOperationCost } from '../operation-cost';
+import { refusal } from '../plugins/operation-limits';
+import { REFUSED_CHARACTERS_PER_POINT } from '../plugins/operation-limits';
+import { selectionShapeRule } from '../selection-shape-rule';
+import { MAX_DOCUMENT_TOKENS } from '../server';
+import { SubscriptionQuota } from './subscription-quota';
+
+/** The close codes this server chooses (graphql-ws's own: 4400 bad message, 4406 subprotocol, 4408 no init in time...). */
+export const CLOSE_FORBIDDEN = 4403;
+export const CLOSE_TOO_MANY_ATTEMPTS = 4429;
+export const CLOSE_TRY_AGAIN_LATER = 1013;
+
+/** connection_init waits this long at most: a socket that never authenticates does not stay. */
+const CONNECTION_INIT_TIMEOUT_MS = 5_000;
+
+export interface SubscriptionServerOptions {
+  path: string;
+  perOrganization: number;
+  perSocket: number;
+  maxMessageBytes: number;
+  stream: StreamOptions;
+  metrics?: { subscriptionsOpen: import('prom-client').Gauge; subscriptionEventPushed(lagSeconds: number | undefined): void };
+}
+
+export interface SubscriptionServer {
+  /** For the HTTP server's `upgrade` event. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Closes every socket (1001, going away): the HTTP server's close waits for them otherwise. */
+  closeAll(): void;
+}
+
+interface SocketState {
+  principal: ApiKeyPrincipal;
+  /** open subscriptions of this socket, by id: their quota releases */
+  open: Map<string, () => void>;
+}
+
+type SocketContext = Context<Record<string, unknown> | undefined, { socket: WebSocket; request: IncomingMessage }>;
+
+const tooMany = (message: string, extra: Record<string, unknown>) => new AppError('RATE_LIMITED', message, { extra });
+
+/** A refusal as the GraphQLError graphql-ws sends; `onError` formats it like the HTTP answers. */
+function asGraphqlError(error: Error): GraphQLError {
+  return error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });
+}
+
+function keyOf(params: Record<string, unknown> | undefined): string | undefined {
+  const value = params?.['x-api-key'] ?? params?.apiKey;
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function createSubscriptionServer(
+  schema: GraphQLSchema,
+  services: ApiServices,
+  options: SubscriptionServerOptions,
+): SubscriptionServer {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
+  const quota = new SubscriptionQuota(options.perOrganization, options.metrics?.subscriptionsOpen);
+  const wakeups = new EventWakeups(services.db);
+  const rules = [...specifiedRules, selectionShapeRule];
+  const sockets = new WeakMap<WebSocket, SocketState>();
+
+  /** Why a subscribe is refused before anything runs, or its execution arguments. */
+  async function admit(
+    ctx: SocketContext,
+    id: string,
+    payload: { query: string; variables?: Record<string, unknown> | null; operationName?: string | null },
+  ) {
+    const state = sockets.get(ctx.extra.socket)!;
+    const principal = state.principal;
+    const organizationId = principal.organizationId;
+    const spent = services.rateLimits.requests.refusal(organizationId);
+    if (spent) return [rateLimited(spent.retryAfterSeconds)];
+    const chargeRefused = () => chargeWork(services, { principal }, payload.query.length / REFUSED_CHARACTERS_PER_POINT);
+    let document: DocumentNode;
+    try {
+      document = parse(payload.query, { maxTokens: MAX_DOCUMENT_TOKENS });
+    } catch (error) {
+      await chargeRefused();
+      const syntax = error as GraphQLError;
+      return [
+        new GraphQLError(syntax.message, {
+          source: syntax.source,
+          positions: syntax.positions,
+          extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+        }),
+      ];
+    }
+    const invalid = validate(schema, document, rules);
+    if (invalid.length > 0) {
+      await chargeRefused();
+      return invalid.map(
+        (error) =>
+          new GraphQLError(error.message, { nodes: error.nodes, extensions: { ...error.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } }),
+      );
+    }
+    const operation = getOperationAST(document, payload.operationName);
+    if (!operation)
+      return [new GraphQLError('Unable to identify the operation: name it in operationName', { extensions: { code: 'BAD_REQUEST' } })];
+    if (operation.operation !== 'subscription') {
+      return [
+        new GraphQLError(`Only subscriptions are served over WebSocket: send a ${operation.operation} to POST /graphql`, {
+          nodes: [operation],
+          extensions: { code: 'BAD_REQUEST' },
+        }),
+      ];
+    }
+    const variables = payload.variables ?? {};
+    const cost = cachedOperationCost(schema, document, operation, variables);
+    const refused = cost && refusal(cost, false);
+    if (refused) {
+      await chargeRefused();
+      return [refused];
+    }
+    if (state.open.size >= options.perSocket) {
+      return [
+        tooMany(`Too many subscriptions on this socket: at most ${options.perSocket}`, {
+          maximumSubscriptionsPerSocket: options.perSocket,
+        }),
+      ];
+    }
+    const release = quota.take(organizationId);
+    if (!release) {
+      return [
+        tooMany(`Too many subscriptions: at most ${options.perOrganization} of one organization open at once`, {
+          maximumSubscriptions: options.perOrganization,
+        }),
+      ];
+    }
+    const decision = await chargeRequest(services, principal, cost?.statements ?? 1);
+    if (!decision.allowed) {
+      release();
+      return [rateLimited(decision.retryAfterSeconds)];
+    }
+    state.open.set(id, release);
+    const contextValue: RequestContext = {
+      ...createRequestContext(services, {
+        principal,
+        log: logger.child({ subscription: id, organizationId }),
+        clientAddress: ctx.extra.request.socket.remoteAddress ?? '',
+      }),
+      feedFollowing: { wakeups, options: options.stream },
+    };
+    const args: ExecutionArgs = { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
+    return args;
+  }
+
+  const release = (ctx: SocketContext, id: string) => {
+    const open = sockets.get(ctx.extra.socket)?.open;
+    open?.get(id)?.();
+    open?.delete(id);
+  };
+
+  useServer<Record<string, unknown> | undefined>(
+    {
+      connectionInitWaitTimeout: CONNECTION_INIT_TIMEOUT_MS,
+      onConnect: async (ctx) => {
+        const socket = ctx.extra.socket;
+        let auth;
+        try {
+          auth = await authenticate(services, keyOf(ctx.connectionParams), ctx.extra.request.socket.remoteAddress ?? '');
+        } catch (error) {
+          if (!databaseFailureOf(error)) throw error;
+          socket.close(CLOSE_TRY_AGAIN_LATER, 'Database unavailable: try again later');
+          return false;
+        }
+        if (auth.status === 'authenticated') {
+          sockets.set(socket, { principal: auth.principal, open: new Map() });
+          return true;
+        }
+        if (auth.status === 'throttled') socket.close(CLOSE_TOO_MANY_ATTEMPTS, 'Too many attempts without a valid API key');
+        else
+          socket.close(
+            CLOSE_FORBIDDEN,
+            auth.status === 'missing' ? 'Forbidden: no API key in connection_init ({"x-api-key": ...})' : 'Forbidden: invalid API key',
+          );
+        return false;
+      },
+      onSubscribe: async (ctx, id, payload) => {
+        try {
+          const admitted = await admit(ctx, id, payload);
+          return Array.isArray(admitted) ? admitted.map(asGraphqlError) : admitted;
+        } catch (error) {
+          return [asGraphqlError(error as Error)];
+        }
+      },
+      onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) => {
+        const data = result.data as Record<string, { occurred_at?: unknown } | null> | null | undefined;
+        for (const event of Object.values(data ?? {})) {
+          const occurredAt = event?.occurred_at instanceof Date ? event.occurred_at.getTime() : Date.parse(String(event?.occurred_at));
+          // The lag only when the client selected occurred_at.
+          options.metrics?.subscriptionEventPushed(Number.isFinite(occurredAt) ? (Date.now() - occurredAt) / 1000 : undefined);
+        }
+        if (!result.errors) return undefined;
+        const errors: GraphQLFormattedError[] = result.errors.map((error) => formatError(error.toJSON(), error));
+        return { ...result, errors };
+      },
+      onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
+      onComplete: (ctx, id) => release(ctx, id),
+      onClose: (ctx) => {
+        for (const id of [...(sockets.get(ctx.extra.socket)?.open.keys() ?? [])]) release(ctx, id);
+      },
+    },
+    wss,
+  );
+
+  return {
+    handleUpgrade(request, socket, head) {
+      const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+      if (path !== options.path && path !== `${options.path}/`) {
+        socket.end(
+          'HTTP/1.1 404 Not Found\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 21\r\nConnection: close\r\n\r\n{"detail":"Not Found"}',
+        );
+        return;
+      }
+      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    },
+    closeAll() {
+      for (const client of wss.clients) client.close(1001, 'Going away');
+    },
+  };
+}

@@ -26,8 +26,7 @@ import {
   type GraphQLFormattedError,
   type GraphQLSchema,
 } from 'graphql';
-import type { Context } from 'graphql-ws';
-import { useServer } from 'graphql-ws/use/ws';
+import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ApiKeyPrincipal } from '../../../features/auth/api-keys';
 import type { RequestContext } from '../../../features/context';
@@ -89,12 +88,29 @@ function keyOf(params: Record<string, unknown> | undefined): string | undefined 
   return typeof value === 'string' ? value : undefined;
 }
 
+/** A peer that stops answering pings (a cut network sends no close) is dropped within two intervals. */
+const KEEP_ALIVE_MS = 12_000;
+
+function keepAlive(socket: WebSocket): { stop(): void } {
+  let answered = true;
+  socket.on('pong', () => {
+    answered = true;
+  });
+  const timer = setInterval(() => {
+    if (!answered) return socket.terminate();
+    answered = false;
+    socket.ping();
+  }, KEEP_ALIVE_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
 export function createSubscriptionServer(
   schema: GraphQLSchema,
   services: ApiServices,
   options: SubscriptionServerOptions,
 ): SubscriptionServer {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, handleProtocols });
   const quota = new SubscriptionQuota(options.perOrganization, options.metrics?.subscriptionsOpen);
   const wakeups = new EventWakeups(services.db);
   const rules = [...specifiedRules, selectionShapeRule];
@@ -180,6 +196,9 @@ export function createSubscriptionServer(
         clientAddress: ctx.extra.request.socket.remoteAddress ?? '',
       }),
       feedFollowing: { wakeups, options: options.stream },
+      // One context serves every push of the subscription: a budget would add up over its whole
+      // life. Each push is one event, bounded by the validated selection.
+      answerBudget: undefined,
     };
     const args: ExecutionArgs = { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
     return args;
@@ -191,58 +210,87 @@ export function createSubscriptionServer(
     open?.delete(id);
   };
 
-  useServer<Record<string, unknown> | undefined>(
-    {
-      connectionInitWaitTimeout: CONNECTION_INIT_TIMEOUT_MS,
-      onConnect: async (ctx) => {
-        const socket = ctx.extra.socket;
-        let auth;
-        try {
-          auth = await authenticate(services, keyOf(ctx.connectionParams), ctx.extra.request.socket.remoteAddress ?? '');
-        } catch (error) {
-          if (!databaseFailureOf(error)) throw error;
-          socket.close(CLOSE_TRY_AGAIN_LATER, 'Database unavailable: try again later');
-          return false;
-        }
-        if (auth.status === 'authenticated') {
-          sockets.set(socket, { principal: auth.principal, open: new Map() });
-          return true;
-        }
-        if (auth.status === 'throttled') socket.close(CLOSE_TOO_MANY_ATTEMPTS, 'Too many attempts without a valid API key');
-        else
-          socket.close(
-            CLOSE_FORBIDDEN,
-            auth.status === 'missing' ? 'Forbidden: no API key in connection_init ({"x-api-key": ...})' : 'Forbidden: invalid API key',
-          );
+  const graphqlWs = makeServer<Record<string, unknown> | undefined, { socket: WebSocket; request: IncomingMessage }>({
+    connectionInitWaitTimeout: CONNECTION_INIT_TIMEOUT_MS,
+    onConnect: async (ctx) => {
+      const socket = ctx.extra.socket;
+      let auth;
+      try {
+        auth = await authenticate(services, keyOf(ctx.connectionParams), ctx.extra.request.socket.remoteAddress ?? '');
+      } catch (error) {
+        if (!databaseFailureOf(error)) throw error;
+        socket.close(CLOSE_TRY_AGAIN_LATER, 'Database unavailable: try again later');
         return false;
-      },
-      onSubscribe: async (ctx, id, payload) => {
-        try {
-          const admitted = await admit(ctx, id, payload);
-          return Array.isArray(admitted) ? admitted.map(asGraphqlError) : admitted;
-        } catch (error) {
-          return [asGraphqlError(error as Error)];
-        }
-      },
-      onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) => {
-        const data = result.data as Record<string, { occurred_at?: unknown } | null> | null | undefined;
-        for (const event of Object.values(data ?? {})) {
-          const occurredAt = event?.occurred_at instanceof Date ? event.occurred_at.getTime() : Date.parse(String(event?.occurred_at));
-          // The lag only when the client selected occurred_at.
-          options.metrics?.subscriptionEventPushed(Number.isFinite(occurredAt) ? (Date.now() - occurredAt) / 1000 : undefined);
-        }
-        if (!result.errors) return undefined;
-        const errors: GraphQLFormattedError[] = result.errors.map((error) => formatError(error.toJSON(), error));
-        return { ...result, errors };
-      },
-      onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
-      onComplete: (ctx, id) => release(ctx, id),
-      onClose: (ctx) => {
-        for (const id of [...(sockets.get(ctx.extra.socket)?.open.keys() ?? [])]) release(ctx, id);
-      },
+      }
+      if (auth.status === 'authenticated') {
+        sockets.set(socket, { principal: auth.principal, open: new Map() });
+        return true;
+      }
+      if (auth.status === 'throttled') socket.close(CLOSE_TOO_MANY_ATTEMPTS, 'Too many attempts without a valid API key');
+      else
+        socket.close(
+          CLOSE_FORBIDDEN,
+          auth.status === 'missing' ? 'Forbidden: no API key in connection_init ({"x-api-key": ...})' : 'Forbidden: invalid API key',
+        );
+      return false;
     },
-    wss,
-  );
+    onSubscribe: async (ctx, id, payload) => {
+      try {
+        const admitted = await admit(ctx, id, payload);
+        return Array.isArray(admitted) ? admitted.map(asGraphqlError) : admitted;
+      } catch (error) {
+        return [asGraphqlError(error as Error)];
+      }
+    },
+    onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) => {
+      const data = result.data as Record<string, { occurred_at?: unknown } | null> | null | undefined;
+      for (const event of Object.values(data ?? {})) {
+        const occurredAt = event?.occurred_at instanceof Date ? event.occurred_at.getTime() : Date.parse(String(event?.occurred_at));
+        // The lag only when the client selected occurred_at.
+        options.metrics?.subscriptionEventPushed(Number.isFinite(occurredAt) ? (Date.now() - occurredAt) / 1000 : undefined);
+      }
+      if (!result.errors) return undefined;
+      const errors: GraphQLFormattedError[] = result.errors.map((error) => formatError(error.toJSON(), error));
+      return { ...result, errors };
+    },
+    onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
+    onComplete: (ctx, id) => release(ctx, id),
+    onClose: (ctx) => {
+      for (const id of [...(sockets.get(ctx.extra.socket)?.open.keys() ?? [])]) release(ctx, id);
+    },
+  });
+
+  // graphql-ws's own glue for ws (graphql-ws/use/ws) writes every socket error to the console, a
+  // client's message above maxPayload included: any client could fill the logs. This one logs
+  // client faults at debug, through the service's logger.
+  wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
+    // ws closes the socket itself (1009 for a message above maxPayload, 1002 for a protocol error).
+    socket.on('error', (error: Error & { code?: string }) => logger.debug({ err: error, code: error.code }, 'subscription socket error'));
+    const alive = keepAlive(socket);
+    const closed = graphqlWs.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve, reject) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            socket.send(data, (error) => (error ? reject(error) : resolve()));
+          }),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (handle) =>
+          socket.on('message', (data: Buffer) => {
+            handle(String(data)).catch((error: unknown) => {
+              logger.error({ err: error }, 'subscription message handling failed');
+              socket.close(CloseCode.InternalServerError, 'Internal server error');
+            });
+          }),
+      },
+      { socket, request },
+    );
+    socket.once('close', (code: number, reason: Buffer) => {
+      alive.stop();
+      void closed(code, String(reason));
+    });
+  });
 
   return {
     handleUpgrade(request, socket, head) {

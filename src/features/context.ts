@@ -39,8 +39,6 @@ export interface RequestContext {
   webhooksAllowPrivate: boolean;
   /** The request's `Idempotency-Key` header, already checked. */
   idempotencyKey?: string;
-  /** Set by the REST layer: the root field's arguments went through the validation pass already. */
-  argumentsValidated?: boolean;
 }
 
 /** The key's organization; every root field starts here. */

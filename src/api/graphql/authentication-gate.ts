@@ -7,8 +7,7 @@
 import express, { type RequestHandler, type Response } from 'express';
 import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import { recordOrganization } from '../../platform/http/access-log';
-import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS } from '../../platform/db/failures';
-import { invalidApiKey, notAuthenticated, rateLimited, serviceUnavailable, type AppError } from '../../shared/errors';
+import { asAppError, invalidApiKey, notAuthenticated, rateLimited, type AppError } from '../../shared/errors';
 import { MAX_BODY_BYTES } from '../limits';
 import { authenticate, type ApiServices, type Authentication } from '../request-context';
 import { extensionsOf } from './format-error';
@@ -31,9 +30,9 @@ export function graphqlAuthentication(services: ApiServices): RequestHandler {
       auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '');
     } catch (error) {
       // The key lookup is the first statement: PostgreSQL being away is answered here, in GraphQL's shape.
-      const failure = answeredDatabaseFailure(error, req.log);
+      const failure = asAppError(error, req.log);
       if (!failure) return next(error);
-      return sendGraphqlError(res, serviceUnavailable(failure.message, DATABASE_RETRY_AFTER_SECONDS));
+      return sendGraphqlError(res, failure);
     }
     if (auth.status === 'throttled') {
       res.set(auth.decision.headers);

@@ -5,8 +5,7 @@
  * details are logged with the request id by the log-errors plugin).
  */
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { DATABASE_RETRY_AFTER_SECONDS, databaseFailureOf } from '../../platform/db/failures';
-import { AppError, type ErrorCode, type InputErrorItem } from '../../shared/errors';
+import { AppError, asAppError, type ErrorCode, type InputErrorItem } from '../../shared/errors';
 
 declare module 'graphql' {
   interface GraphQLErrorExtensions {
@@ -75,16 +74,10 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   if (appError) return { message: appError.message, locations, path, extensions: extensionsOf(appError) };
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) return formatted;
-  // Logged (once, as a warning) by the log-errors plugin, with the request's id.
-  const databaseFailure = databaseFailureOf(error);
-  if (databaseFailure) {
-    return {
-      message: databaseFailure.message,
-      locations,
-      path,
-      extensions: { code: 'SERVICE_UNAVAILABLE', retryAfter: DATABASE_RETRY_AFTER_SECONDS },
-    };
-  }
+  // The database away is the service's SERVICE_UNAVAILABLE; logged (once, as a warning) by the
+  // log-errors plugin, with the request's id.
+  const databaseFailure = asAppError(error);
+  if (databaseFailure) return { message: databaseFailure.message, locations, path, extensions: extensionsOf(databaseFailure) };
   // Apollo's request errors that carry a 4xx status but no code (e.g. a persisted query's hash
   // that does not match) are the client's fault.
   const status = error instanceof GraphQLError ? (error.extensions.http as { status?: number } | undefined)?.status : undefined;

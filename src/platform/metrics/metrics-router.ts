@@ -5,7 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { Registry } from 'prom-client';
-import type { RouteTemplateOf } from '../http/access-log';
+import { routeOf } from '../http/access-log';
 import type { AppMetrics } from './metrics';
 import { processMetricsRegistry } from './process-metrics';
 
@@ -24,15 +24,14 @@ function bearerOf(header: string | undefined): string | undefined {
 }
 
 /** Times the request from here to the last byte (or the client hanging up). */
-function timeRequests(metrics: AppMetrics, routeTemplateOf: RouteTemplateOf): RequestHandler {
+function timeRequests(metrics: AppMetrics): RequestHandler {
   return (req, res, next) => {
-    // Routers below rewrite req.url; originalUrl keeps the path as it came.
-    const path = req.originalUrl.split('?')[0]!;
     const method = KNOWN_METHODS.has(req.method) ? req.method : 'other';
     const stop = metrics.httpRequestDuration.startTimer();
     res.once('close', () => {
       const status = res.writableFinished ? String(res.statusCode) : 'aborted';
-      stop({ method, route: routeTemplateOf(req.method, path), status_code: status });
+      // The route the application matched for this request (api/request-route.ts), not matched again.
+      stop({ method, route: routeOf(res), status_code: status });
     });
     next();
   };
@@ -41,7 +40,6 @@ function timeRequests(metrics: AppMetrics, routeTemplateOf: RouteTemplateOf): Re
 export interface MetricsRouterOptions {
   /** When set, scrapes need `Authorization: Bearer <token>`. */
   token?: string;
-  routeTemplateOf: RouteTemplateOf;
   /** Serve GET /metrics on this app (false: it only times requests; another server serves the endpoint). */
   serveEndpoint?: boolean;
 }
@@ -71,6 +69,6 @@ export function metricsRouter(metrics: AppMetrics, options: MetricsRouterOptions
   const router = Router();
   if (options.serveEndpoint !== false) router.use(metricsEndpoint(metrics, options.token));
   // After the endpoint: scrapes are not timed, everything else is.
-  router.use(timeRequests(metrics, options.routeTemplateOf));
+  router.use(timeRequests(metrics));
   return router;
 }

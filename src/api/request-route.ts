@@ -4,7 +4,7 @@
  * ids never appear, and anything else is `unmatched`, so the set stays bounded).
  */
 import { unescape } from 'node:querystring';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { recordRoute } from '../platform/http/access-log';
 import { REST_BASE_PATH, RestRouteTable, type RouteMatch } from './rest/routes';
 
@@ -17,18 +17,25 @@ export function restMatchOf(res: Response): RouteMatch | undefined {
   return (res.locals as { restMatch?: RouteMatch }).restMatch;
 }
 
+/**
+ * Matches a REST path and records the match, once: `requestRoute` calls it first thing; the REST
+ * front layer only when it is mounted without it (an app of its own in a test).
+ */
+export function matchRestRoute(table: RestRouteTable, req: Request, res: Response): RouteMatch | undefined {
+  // Decoded before the prefix is looked at: Starlette routes `/%70ublic/reports/` as `/public/reports/`,
+  // decoding like Python's `unquote` (a broken escape stays as typed, bad UTF-8 becomes U+FFFD;
+  // decodeURIComponent would throw, a 500, on either).
+  const path = unescape(req.path);
+  if (path !== REST_BASE_PATH && !path.startsWith(`${REST_BASE_PATH}/`)) return undefined;
+  const match = table.match(req.method, path);
+  (res.locals as { restMatch?: RouteMatch }).restMatch = match;
+  if (match.kind === 'route' || match.kind === 'wrong-method') recordRoute(res, match.template);
+  return match;
+}
+
 export function requestRoute(table: RestRouteTable = new RestRouteTable()): RequestHandler {
   return (req, res, next) => {
-    // Decoded before the prefix is looked at: Starlette routes `/%70ublic/reports/` as `/public/reports/`,
-    // decoding like Python's `unquote` (a broken escape stays as typed, bad UTF-8 becomes U+FFFD;
-    // decodeURIComponent would throw, a 500, on either).
-    const path = unescape(req.path);
-    if (path === REST_BASE_PATH || path.startsWith(`${REST_BASE_PATH}/`)) {
-      const match = table.match(req.method, path);
-      (res.locals as { restMatch?: RouteMatch }).restMatch = match;
-      if (match.kind === 'route' || match.kind === 'wrong-method') recordRoute(res, match.template);
-      return next();
-    }
+    if (matchRestRoute(table, req, res)) return next();
     const bare = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
     if (FIXED_PATHS.has(bare)) recordRoute(res, bare);
     else {

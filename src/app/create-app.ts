@@ -62,7 +62,7 @@ export async function createApp(context: AppContext): Promise<Express> {
     registerOutboxBacklog(metrics.registry, db.prisma, logger);
     registerReplicaMetrics(metrics.registry, db);
     // On the API's port unless a separate (internal) one is configured: main.ts serves it there.
-    app.use(metricsRouter(metrics, { token: config.metrics.token, serveEndpoint: config.metrics.port === undefined }));
+    app.use(metricsRouter(metrics, { token: config.metrics.token, answerRefusal, serveEndpoint: config.metrics.port === undefined }));
   }
   // Before anything that authenticates or counts: a CORS preflight carries no API key.
   const cors = corsPolicy(config.corsOrigins);

@@ -69,6 +69,8 @@ export interface ErrorDetails {
   retryAfterSeconds?: number;
   /** UNAUTHENTICATED: no credential at all (as opposed to a wrong one), which HTTP answers with a challenge. */
   credentialsMissing?: boolean;
+  /** UNAUTHENTICATED: the challenge, when the credential is not the API key (WWW-Authenticate). */
+  challenge?: string;
   /** METHOD_NOT_ALLOWED: the methods the path does serve. */
   allow?: string;
   /** The connection is closed after the answer (part of a request may still be on its way). */
@@ -94,6 +96,9 @@ export class AppError extends Error {
 }
 
 export const notAuthenticated = () => new AppError('UNAUTHENTICATED', 'Not authenticated', { credentialsMissing: true });
+/** A credential other than the API key is required (the operator's METRICS_TOKEN): `challenge` says which. */
+export const credentialRequired = (challenge: string) =>
+  new AppError('UNAUTHENTICATED', 'Not authenticated', { credentialsMissing: true, challenge });
 export const invalidApiKey = () => new AppError('UNAUTHENTICATED', 'Invalid API key');
 export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const quotaExhausted = () => new AppError('QUOTA_EXHAUSTED', 'Subscription quota exhausted');

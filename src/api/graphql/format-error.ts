@@ -4,6 +4,7 @@
  * database being away as SERVICE_UNAVAILABLE; anything else masked as INTERNAL_SERVER_ERROR (its
  * details are logged with the request id by the log-errors plugin).
  */
+import type { Response } from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AppError, asAppError, type ErrorCode, type InputErrorItem } from '../../shared/errors';
 
@@ -83,4 +84,15 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   const status = error instanceof GraphQLError ? (error.extensions.http as { status?: number } | undefined)?.status : undefined;
   if (typeof status === 'number' && status >= 400 && status < 500) return { message, locations, extensions: { code: 'BAD_REQUEST' } };
   return { message: 'Internal server error', locations, path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}
+
+/**
+ * An error answered before Apollo runs (the key, the organization's admission, a body the parser
+ * refused), in the shape Apollo gives its own request errors. `status` when the HTTP status is
+ * not the code's (body-parser's 413 and 415 are BAD_REQUEST to GraphQL clients).
+ */
+export function sendGraphqlError(res: Response, error: AppError, status: number = error.status): void {
+  if (error.details.credentialsMissing) res.set('www-authenticate', 'APIKey');
+  if (error.details.retryAfterSeconds !== undefined) res.set('retry-after', String(error.details.retryAfterSeconds));
+  res.status(status).json({ errors: [{ message: error.message, extensions: extensionsOf(error) }] });
 }

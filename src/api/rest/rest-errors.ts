@@ -12,6 +12,7 @@ import {
   AppError,
   asAppError,
   badRequest,
+  credentialRequired,
   deadlinePassed,
   headersTooLarge,
   internalError,
@@ -36,7 +37,7 @@ const inQuery: LocationOf = () => 'query';
 /** The answer to `error` on a REST path. */
 export function restErrorAnswer(error: AppError, locationOf: LocationOf = inQuery): RestErrorAnswer {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-  if (error.details.credentialsMissing) headers['www-authenticate'] = 'APIKey';
+  if (error.details.credentialsMissing) headers['www-authenticate'] = error.details.challenge ?? 'APIKey';
   if (error.details.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.details.retryAfterSeconds);
   if (error.details.allow !== undefined) headers.allow = error.details.allow;
   if (error.details.closeConnection) headers.connection = 'close';
@@ -91,6 +92,8 @@ function appErrorOfRefusal(refusal: PlatformRefusal): AppError {
       return payloadTooLarge('Chunk extensions too large', true);
     case 'malformed':
       return badRequest('Malformed HTTP request');
+    case 'scrape-not-authorized':
+      return credentialRequired(refusal.challenge);
   }
 }
 

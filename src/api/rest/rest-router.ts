@@ -26,12 +26,12 @@ import {
   createRequestContext,
   type ApiServices,
 } from '../request-context';
-import { restMatchOf } from '../request-route';
+import { matchRestRoute, restMatchOf } from '../request-route';
 import { entityTagger, notModified, type EntityTagger } from './conditional-requests';
 import { ExecutionFailed, sofaEndpoints, type SofaEndpoint } from './sofa-endpoints';
 import { restErrorOfFailure, sendRestError } from './rest-errors';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
-import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
+import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, RestRouteTable, type RestRoute } from './routes';
 
 /** Everything about a route that does not change between requests, worked out once. */
 interface PreparedRoute {
@@ -47,6 +47,9 @@ interface PreparedRoute {
   /** sofa's endpoint for the route: runs its operation */
   endpoint: SofaEndpoint;
 }
+
+/** Starlette's redirect_slashes answer (JSON, like every answer; express's res.redirect is text/plain). */
+const TEMPORARY_REDIRECT = JSON.stringify({ detail: 'Temporary Redirect' });
 
 /** A JSON answer that is not an error (errors go through rest-errors.ts), written as it is. */
 function sendJson(res: Response, status: number, body: string): void {
@@ -84,14 +87,16 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
   const endpoints = sofaEndpoints(schema);
   const prepared = new Map(REST_ROUTES.map((route) => [route, prepare(schema, route, endpoints.get(route)!)]));
   const readBody = bodyReader();
+  const table = new RestRouteTable();
 
   const front = async (req: Request, res: Response, next: NextFunction) => {
-    const match = restMatchOf(res);
+    // Matched when the request arrived (api/request-route.ts); here only when mounted without it.
+    const match = restMatchOf(res) ?? matchRestRoute(table, req, res);
     if (!match) return next();
     // Every response is JSON, the redirect included (express's res.redirect answers text/plain).
     if (match.kind === 'redirect') {
       res.set('location', redirectLocation(req, match.location));
-      return sendJson(res, 307, JSON.stringify({ detail: 'Temporary Redirect' }));
+      return sendJson(res, 307, TEMPORARY_REDIRECT);
     }
     if (match.kind === 'none') return sendRestError(res, notFound('Not Found'));
     if (match.kind === 'wrong-method') return sendRestError(res, methodNotAllowed(match.allow));

@@ -12,7 +12,9 @@ export type PlatformRefusal =
   | { kind: 'not-received-in-time' }
   | { kind: 'deadline-passed' }
   | { kind: 'chunk-extensions-too-large' }
-  | { kind: 'malformed' };
+  | { kind: 'malformed' }
+  /** GET /metrics without the operator's bearer token (METRICS_TOKEN) */
+  | { kind: 'scrape-not-authorized'; challenge: string };
 
 export interface RefusalAnswer {
   status: number;

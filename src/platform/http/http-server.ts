@@ -33,6 +33,12 @@ function refusalFor(code: string | undefined): PlatformRefusal {
   }
 }
 
+const BARE_STATUS: Partial<Record<PlatformRefusal['kind'], number>> = {
+  'headers-too-large': 431,
+  'not-received-in-time': 408,
+  'chunk-extensions-too-large': 413,
+};
+
 /** The in-flight response of a keep-alive socket (Node's own handler checks the same field). */
 type SocketWithResponse = Socket & { _httpMessage?: { headersSent?: boolean } };
 
@@ -47,7 +53,7 @@ function answerClientError(answerRefusal: AnswerRefusal | undefined, error: Node
   }
   const refusal = refusalFor(error.code);
   // Without the application's wording (a bare listener), the status alone.
-  const answer = answerRefusal?.(refusal) ?? { status: refusal.kind === 'headers-too-large' ? 431 : 400, headers: {}, body: '' };
+  const answer = answerRefusal?.(refusal) ?? { status: BARE_STATUS[refusal.kind] ?? 400, headers: {}, body: '' };
   const headers = Object.entries({ ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)), connection: 'close' })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');

@@ -1,34 +1,29 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS } from '../platform/db/failures';
-import { logger } from '../platform/logger';
-
 /**
- * The last handlers: JSON everywhere (every response is JSON), body-parser errors
- * as their 4xx, the database being unreachable as 503 with Retry-After, anything unexpected as a
- * bare 500 whose details stay in the log under the request id.
+ * The last handlers: a path nobody serves, and whatever a handler passed on (body-parser's 4xx,
+ * the database being away, a bug). Their answers are the REST interface's (every response of the
+ * service is JSON with a `detail`), written by its one error writer.
  */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { logger } from '../platform/logger';
+import { AppError, badRequest, notFound, payloadTooLarge, unsupportedMediaType } from '../shared/errors';
+import { restErrorOfFailure, sendRestError } from './rest/rest-errors';
+
 export const notFoundHandler: RequestHandler = (_req, res) => {
-  res.status(404).json({ detail: 'Not Found' });
+  sendRestError(res, notFound('Not Found'));
 };
 
+/** body-parser's errors carry the status they mean; only the 4xx are the client's. */
+function clientErrorOf(error: { status?: unknown; expose?: unknown; message?: unknown } | undefined): AppError | undefined {
+  const status = error?.status;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  if (status === 413) return payloadTooLarge('Request body too large');
+  const message = error?.expose && typeof error.message === 'string' && error.message ? error.message : undefined;
+  if (status === 415) return unsupportedMediaType(message ?? 'Unsupported Media Type');
+  return badRequest(message ?? 'Bad Request');
+}
+
 export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
-  const status = typeof error?.status === 'number' && error.status >= 400 && error.status < 500 ? error.status : 500;
   if (res.headersSent) return;
-  if (status === 413) {
-    res.status(413).json({ detail: 'Request body too large' });
-    return;
-  }
-  if (status < 500) {
-    res.status(status).json({ detail: error.expose && error.message ? error.message : 'Bad Request' });
-    return;
-  }
   // The request's own logger: its lines carry the request id.
-  const log = req.log ?? logger;
-  const databaseFailure = answeredDatabaseFailure(error, log);
-  if (databaseFailure) {
-    res.status(503).set('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).json({ detail: databaseFailure.message });
-    return;
-  }
-  log.error({ err: error, path: req.path }, 'unhandled error');
-  res.status(500).json({ detail: 'Internal Server Error' });
+  sendRestError(res, clientErrorOf(error) ?? restErrorOfFailure(error, req.log ?? logger));
 };

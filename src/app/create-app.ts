@@ -13,8 +13,10 @@ import { errorHandler, notFoundHandler } from '../api/http-errors';
 import { buildOpenApiDocument } from '../api/openapi/openapi-document';
 import { swaggerUiRouter } from '../api/openapi/swagger-ui';
 import type { ApiServices } from '../api/request-context';
+import { answerRefusal } from '../api/rest/rest-errors';
 import { restRouter } from '../api/rest/rest-router';
-import { routeTemplateOf } from '../api/route-templates';
+import { RestRouteTable } from '../api/rest/routes';
+import { requestRoute } from '../api/request-route';
 import { ApiKeyAuthenticator } from '../features/auth/api-key-cache';
 import { registerOutboxBacklog } from '../features/notifications/outbox-backlog';
 import type { Database } from '../platform/db/database';
@@ -51,19 +53,23 @@ export async function createApp(context: AppContext): Promise<Express> {
   // Which address is the client's (keyless requests are throttled by it): behind a proxy, the
   // proxies named here are trusted to report it in X-Forwarded-For.
   app.set('trust proxy', config.trustProxy);
-  app.use(accessLog(routeTemplateOf));
+  // The platform's own refusals (and the HTTP server's, http-server.ts) in the interfaces' words.
+  app.locals.answerRefusal = answerRefusal;
+  // The route first: the access log, the metrics and the REST front layer all read this one match.
+  app.use(requestRoute(new RestRouteTable()));
+  app.use(accessLog());
   app.use(securityHeaders());
   const metrics = context.metrics ?? createMetrics();
   if (config.metrics.enabled) {
     registerOutboxBacklog(metrics.registry, db.prisma, logger);
     registerReplicaMetrics(metrics.registry, db);
     // On the API's port unless a separate (internal) one is configured: main.ts serves it there.
-    app.use(metricsRouter(metrics, { token: config.metrics.token, routeTemplateOf, serveEndpoint: config.metrics.port === undefined }));
+    app.use(metricsRouter(metrics, { token: config.metrics.token, answerRefusal, serveEndpoint: config.metrics.port === undefined }));
   }
   // Before anything that authenticates or counts: a CORS preflight carries no API key.
   const cors = corsPolicy(config.corsOrigins);
   if (cors) app.use(cors);
-  app.use(queryStringLimit(), requestDeadline(config.requestTimeoutMs));
+  app.use(queryStringLimit(answerRefusal), requestDeadline(config.requestTimeoutMs, answerRefusal));
   app.use(healthRoutes(db, context.isShuttingDown));
   const schema = await buildAppSchema();
   const rateLimits = context.rateLimits ?? createRateLimits(config.rateLimits);

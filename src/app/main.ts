@@ -5,6 +5,7 @@ import { configureLogging, logger } from '../platform/logger';
 import { surviveUnhandledRejections } from '../platform/process-guard';
 import { createMetrics } from '../platform/metrics/metrics';
 import { metricsEndpoint } from '../platform/metrics/metrics-router';
+import { answerRefusal } from '../api/rest/rest-errors';
 import { createRateLimits } from '../platform/rate-limit/rate-limiter';
 import { assertSafeToServe, loadConfig } from './config';
 import { createApp } from './create-app';
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
     metricsPort === undefined
       ? undefined
       : express()
-          .use(metricsEndpoint(metrics, config.metrics.token))
+          .use(metricsEndpoint(metrics, config.metrics.token, answerRefusal))
           .listen(metricsPort, config.metrics.host, () => {
             logger.info({ host: config.metrics.host, port: metricsPort }, 'metrics served on their own port');
           });

@@ -44,8 +44,6 @@ export interface RequestContext {
   idempotencyKey?: string;
   /** The values this request's answer may still hold (counted as it is built, on both interfaces). */
   answerBudget?: AnswerBudget;
-  /** Set by the REST layer: the root field's arguments went through the validation pass already. */
-  argumentsValidated?: boolean;
   /** Set on GraphQL subscriptions only (api/graphql/subscriptions): what wakes their feed readers. */
   feedFollowing?: { wakeups: EventWakeups; options: StreamOptions };
 }

@@ -4,6 +4,8 @@
  * api/rest/rest-errors.ts). It knows no transport: a code from a closed list, the HTTP-like status
  * that code means, and structured details.
  */
+import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS, databaseFailureOf, type DatabaseFailure } from '../platform/db/failures';
+import type { Logger } from '../platform/logger';
 
 /** Every code a client can meet, whichever interface it uses. */
 export type ErrorCode =
@@ -15,7 +17,16 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'RATE_LIMITED'
   | 'QUERY_TOO_COMPLEX'
-  | 'SERVICE_UNAVAILABLE';
+  | 'SERVICE_UNAVAILABLE'
+  /** HTTP-level refusals: a request the interface could not take as sent, whatever it asked. */
+  | 'METHOD_NOT_ALLOWED'
+  | 'REQUEST_TIMEOUT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'URI_TOO_LONG'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'HEADERS_TOO_LARGE'
+  /** A bug: its details stay in the log, the client gets the bare status. */
+  | 'INTERNAL';
 
 export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = {
   UNAUTHENTICATED: 401,
@@ -27,6 +38,13 @@ export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = {
   RATE_LIMITED: 429,
   QUERY_TOO_COMPLEX: 400,
   SERVICE_UNAVAILABLE: 503,
+  METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
+  PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  HEADERS_TOO_LARGE: 431,
+  INTERNAL: 500,
 };
 
 export type LocSegment = string | number;
@@ -51,6 +69,12 @@ export interface ErrorDetails {
   retryAfterSeconds?: number;
   /** UNAUTHENTICATED: no credential at all (as opposed to a wrong one), which HTTP answers with a challenge. */
   credentialsMissing?: boolean;
+  /** UNAUTHENTICATED: the challenge, when the credential is not the API key (WWW-Authenticate). */
+  challenge?: string;
+  /** METHOD_NOT_ALLOWED: the methods the path does serve. */
+  allow?: string;
+  /** The connection is closed after the answer (part of a request may still be on its way). */
+  closeConnection?: boolean;
   /** Anything else a client may use (e.g. QUERY_TOO_COMPLEX's cost and maximum). */
   extra?: Record<string, unknown>;
 }
@@ -72,6 +96,9 @@ export class AppError extends Error {
 }
 
 export const notAuthenticated = () => new AppError('UNAUTHENTICATED', 'Not authenticated', { credentialsMissing: true });
+/** A credential other than the API key is required (the operator's METRICS_TOKEN): `challenge` says which. */
+export const credentialRequired = (challenge: string) =>
+  new AppError('UNAUTHENTICATED', 'Not authenticated', { credentialsMissing: true, challenge });
 export const invalidApiKey = () => new AppError('UNAUTHENTICATED', 'Invalid API key');
 export const notFound = (message: string) => new AppError('NOT_FOUND', message);
 export const quotaExhausted = () => new AppError('QUOTA_EXHAUSTED', 'Subscription quota exhausted');
@@ -85,6 +112,34 @@ export const tooManyConcurrentRequests = (maximum: number, retryAfterSeconds: nu
   });
 export const serviceUnavailable = (message: string, retryAfterSeconds: number) =>
   new AppError('SERVICE_UNAVAILABLE', message, { retryAfterSeconds });
+
+/** The database is not there right now (platform/db/failures.ts decides): like every outage, retried later. */
+export const databaseUnavailable = (failure: DatabaseFailure) => serviceUnavailable(failure.message, DATABASE_RETRY_AFTER_SECONDS);
+export const badRequest = (message: string) => new AppError('BAD_REQUEST', message);
+export const methodNotAllowed = (allow: string) => new AppError('METHOD_NOT_ALLOWED', 'Method Not Allowed', { allow });
+export const payloadTooLarge = (message: string, closeConnection = false) =>
+  new AppError('PAYLOAD_TOO_LARGE', message, { closeConnection });
+export const unsupportedMediaType = (message: string) => new AppError('UNSUPPORTED_MEDIA_TYPE', message);
+export const uriTooLong = (message: string) => new AppError('URI_TOO_LONG', message);
+export const headersTooLarge = (message: string) => new AppError('HEADERS_TOO_LARGE', message, { closeConnection: true });
+export const requestTimeout = (message: string) => new AppError('REQUEST_TIMEOUT', message, { closeConnection: true });
+/** The answer's deadline passed (REQUEST_TIMEOUT_MS); no Retry-After: how long another attempt takes is not known. */
+export const deadlinePassed = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'The request took too long, retry later', { closeConnection: true });
+export const internalError = () => new AppError('INTERNAL', 'Internal Server Error');
+
+/**
+ * Any failure as the service's error: an AppError as it is (also when graphql-js wrapped it), the
+ * database away as SERVICE_UNAVAILABLE (its cause logged once, as a warning), anything else
+ * undefined: a bug, which each interface masks.
+ */
+export function asAppError(error: unknown, log?: Logger): AppError | undefined {
+  if (error instanceof AppError) return error;
+  const original = (error as { originalError?: unknown } | null)?.originalError;
+  if (original instanceof AppError) return original;
+  const failure = log ? answeredDatabaseFailure(error, log) : databaseFailureOf(error);
+  return failure ? databaseUnavailable(failure) : undefined;
+}
 
 /** Bad input: every failing item at once. The message lists them for clients that read only messages. */
 export function invalidInput(items: InputErrorItem[]): AppError {

@@ -9,10 +9,22 @@
  * own failures (the same field, the same arguments) then reject with no handler. That rejection
  * ended the process (`{ users { items { dealership { name } reports(order_by: ",") { total } } } }`).
  */
-import { defaultFieldResolver, isObjectType, type GraphQLSchema } from 'graphql';
+import { defaultFieldResolver, isObjectType, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { RequestContext } from '../../features/context';
 import { invalidInput } from '../../shared/errors';
 import { checkArgumentValues } from '../contract/check-arguments';
+
+/**
+ * Operations whose root field's arguments were checked before execution, by the same pass with
+ * their own error locations: the REST routes' fixed documents (rest/rest-documents.ts). Checking
+ * them again would cost a second pass and could only agree.
+ */
+const checkedBeforeExecution = new WeakSet<OperationDefinitionNode>();
+
+export function rootArgumentsCheckedBeforeExecution(document: DocumentNode): DocumentNode {
+  for (const definition of document.definitions) if (definition.kind === 'OperationDefinition') checkedBeforeExecution.add(definition);
+  return document;
+}
 
 export function validateArgumentsBeforeResolving(schema: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(schema.getTypeMap())) {
@@ -22,8 +34,7 @@ export function validateArgumentsBeforeResolving(schema: GraphQLSchema): GraphQL
       const resolve = field.resolve ?? defaultFieldResolver;
       const isRoot = type === schema.getQueryType() || type === schema.getMutationType();
       field.resolve = (source, args: Record<string, unknown>, context: RequestContext, info) => {
-        // The REST layer ran the same pass on its route's root field (with its own error locations).
-        if (!(isRoot && context.argumentsValidated)) {
+        if (!(isRoot && checkedBeforeExecution.has(info.operation))) {
           const failures = checkArgumentValues(field.args, args);
           if (failures.length > 0) return Promise.reject(invalidInput(failures));
         }

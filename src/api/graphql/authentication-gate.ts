@@ -4,14 +4,13 @@
  * GraphiQL and code generators; parsed with a small token budget, and throttled per client
  * address like every keyless request). A valid key's organization goes on to the context.
  */
-import express, { type RequestHandler, type Response } from 'express';
+import express, { type RequestHandler } from 'express';
 import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import { recordOrganization } from '../../platform/http/access-log';
-import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS } from '../../platform/db/failures';
-import { invalidApiKey, notAuthenticated, rateLimited, serviceUnavailable, type AppError } from '../../shared/errors';
+import { asAppError, invalidApiKey, notAuthenticated, rateLimited } from '../../shared/errors';
 import { MAX_BODY_BYTES } from '../limits';
 import { authenticate, type ApiServices, type Authentication } from '../request-context';
-import { extensionsOf } from './format-error';
+import { sendGraphqlError } from './format-error';
 
 /** An introspection query (GraphiQL's, graphql-js's) is under 250 tokens. */
 export const KEYLESS_MAX_TOKENS = 1_000;
@@ -31,9 +30,9 @@ export function graphqlAuthentication(services: ApiServices): RequestHandler {
       auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '');
     } catch (error) {
       // The key lookup is the first statement: PostgreSQL being away is answered here, in GraphQL's shape.
-      const failure = answeredDatabaseFailure(error, req.log);
+      const failure = asAppError(error, req.log);
       if (!failure) return next(error);
-      return sendGraphqlError(res, serviceUnavailable(failure.message, DATABASE_RETRY_AFTER_SECONDS));
+      return sendGraphqlError(res, failure);
     }
     if (auth.status === 'throttled') {
       res.set(auth.decision.headers);
@@ -80,13 +79,6 @@ export const admitKeyless: RequestHandler = (req, res, next) => {
   }
   return sendGraphqlError(res, auth?.status === 'missing' ? notAuthenticated() : invalidApiKey());
 };
-
-/** An error answered before Apollo runs, in the shape Apollo gives its own request errors. */
-export function sendGraphqlError(res: Response, error: AppError): void {
-  if (error.details.credentialsMissing) res.set('www-authenticate', 'APIKey');
-  if (error.details.retryAfterSeconds !== undefined) res.set('retry-after', String(error.details.retryAfterSeconds));
-  res.status(error.status).json({ errors: [{ message: error.message, extensions: extensionsOf(error) }] });
-}
 
 function documentTextOf(params: unknown): string | undefined {
   const query = (params as { query?: unknown } | undefined)?.query;

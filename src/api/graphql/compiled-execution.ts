@@ -2,7 +2,7 @@
  * Execution of the documents an organization sends again and again by graphql-jit: a client's
  * queries are a handful of fixed documents, and a compiled one resolves and completes exactly its
  * selection instead of graphql-js walking it field by field on every request (the REST routes'
- * documents are compiled the same way, rest/sofa-adapter.ts). Same schema, same resolvers.
+ * documents are compiled the same way, rest/sofa-endpoints.ts). Same schema, same resolvers.
  *
  * Compiling is work and memory (measured: ~20 µs of CPU per expanded field, one report's
  * ~320-field document 6-18 ms, 3,200 fields 60 ms; a 20-alias document of 48,000 expanded fields

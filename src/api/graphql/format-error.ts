@@ -4,9 +4,9 @@
  * database being away as SERVICE_UNAVAILABLE; anything else masked as INTERNAL_SERVER_ERROR (its
  * details are logged with the request id by the log-errors plugin).
  */
+import type { Response } from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { DATABASE_RETRY_AFTER_SECONDS, databaseFailureOf } from '../../platform/db/failures';
-import { AppError, type ErrorCode, type InputErrorItem } from '../../shared/errors';
+import { AppError, asAppError, type ErrorCode, type InputErrorItem } from '../../shared/errors';
 
 declare module 'graphql' {
   interface GraphQLErrorExtensions {
@@ -75,19 +75,24 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   if (appError) return { message: appError.message, locations, path, extensions: extensionsOf(appError) };
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) return formatted;
-  // Logged (once, as a warning) by the log-errors plugin, with the request's id.
-  const databaseFailure = databaseFailureOf(error);
-  if (databaseFailure) {
-    return {
-      message: databaseFailure.message,
-      locations,
-      path,
-      extensions: { code: 'SERVICE_UNAVAILABLE', retryAfter: DATABASE_RETRY_AFTER_SECONDS },
-    };
-  }
+  // The database away is the service's SERVICE_UNAVAILABLE; logged (once, as a warning) by the
+  // log-errors plugin, with the request's id.
+  const databaseFailure = asAppError(error);
+  if (databaseFailure) return { message: databaseFailure.message, locations, path, extensions: extensionsOf(databaseFailure) };
   // Apollo's request errors that carry a 4xx status but no code (e.g. a persisted query's hash
   // that does not match) are the client's fault.
   const status = error instanceof GraphQLError ? (error.extensions.http as { status?: number } | undefined)?.status : undefined;
   if (typeof status === 'number' && status >= 400 && status < 500) return { message, locations, extensions: { code: 'BAD_REQUEST' } };
   return { message: 'Internal server error', locations, path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}
+
+/**
+ * An error answered before Apollo runs (the key, the organization's admission, a body the parser
+ * refused), in the shape Apollo gives its own request errors. `status` when the HTTP status is
+ * not the code's (body-parser's 413 and 415 are BAD_REQUEST to GraphQL clients).
+ */
+export function sendGraphqlError(res: Response, error: AppError, status: number = error.status): void {
+  if (error.details.credentialsMissing) res.set('www-authenticate', 'APIKey');
+  if (error.details.retryAfterSeconds !== undefined) res.set('retry-after', String(error.details.retryAfterSeconds));
+  res.status(status).json({ errors: [{ message: error.message, extensions: extensionsOf(error) }] });
 }

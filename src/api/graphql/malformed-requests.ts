@@ -4,6 +4,8 @@
  * test/fuzz.
  */
 import type { ErrorRequestHandler } from 'express';
+import { badRequest } from '../../shared/errors';
+import { sendGraphqlError } from './format-error';
 
 /**
  * body-parser's refusals on /graphql (malformed JSON, too large, unsupported charset) in the
@@ -13,5 +15,5 @@ export const graphqlBodyErrors: ErrorRequestHandler = (error, _req, res, next) =
   const status = typeof error?.status === 'number' ? error.status : 500;
   if (status < 400 || status >= 500 || res.headersSent) return next(error);
   const message = status === 413 ? 'Request body too large' : error.expose && error.message ? String(error.message) : 'Bad Request';
-  res.status(status).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+  sendGraphqlError(res, badRequest(message), status);
 };

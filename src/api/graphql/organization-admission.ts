@@ -7,7 +7,7 @@
 import type { RequestHandler } from 'express';
 import type { ApiKeyPrincipal } from '../../features/auth/api-keys';
 import { admitOrganization, clientGoneSignal, type ApiServices } from '../request-context';
-import { sendGraphqlError } from './authentication-gate';
+import { sendGraphqlError } from './format-error';
 
 export function withOrganizationSlot(services: ApiServices, handler: RequestHandler): RequestHandler {
   return async (req, res, next) => {

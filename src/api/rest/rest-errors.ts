@@ -1,52 +1,103 @@
 /**
- * The service's errors as the FastAPI service answered them: status from the error's code, body
- * `{"detail": ...}`, 422 items with `loc` prefixed by where the argument came from.
+ * The one writer of REST error answers: the service's errors as the FastAPI service answered them,
+ * status from the error's code, body `{"detail": ...}`, 422 items with `loc` prefixed by where the
+ * argument came from. Everything on a REST path that refuses a request answers through here: the
+ * front layer (rest-router.ts), the last express handlers (http-errors.ts) and the platform's own
+ * refusals (too long a query string, too late, too large: wired in app/create-app.ts).
  */
-import type { GraphQLError } from 'graphql';
-import { DATABASE_RETRY_AFTER_SECONDS, answeredDatabaseFailure } from '../../platform/db/failures';
+import type { Response } from 'express';
+import type { PlatformRefusal, RefusalAnswer } from '../../platform/http/refusals';
 import type { Logger } from '../../platform/logger';
-import type { AppError } from '../../shared/errors';
-import { appErrorOf } from '../graphql/format-error';
+import {
+  AppError,
+  asAppError,
+  badRequest,
+  credentialRequired,
+  deadlinePassed,
+  headersTooLarge,
+  internalError,
+  payloadTooLarge,
+  requestTimeout,
+  uriTooLong,
+} from '../../shared/errors';
 import type { Location } from '../contract/pydantic-errors';
 
-export interface RestErrorResponse {
+export interface RestErrorAnswer {
   status: number;
-  body: { detail: unknown };
   headers: Record<string, string>;
+  /** the JSON body, serialized */
+  body: string;
 }
 
-export const INTERNAL_ERROR: RestErrorResponse = { status: 500, body: { detail: 'Internal Server Error' }, headers: {} };
+/** Where an argument is read from, to place a failing argument's item: `['order_by']` → `['query', 'order_by']`. */
+export type LocationOf = (argument: string) => Location;
 
-/** `locationOf` places a failing argument's item: `['order_by']` → `['query', 'order_by']`. */
-export function restErrorOf(error: AppError, locationOf: (argument: string) => Location): RestErrorResponse {
-  const headers: Record<string, string> = {};
-  if (error.details.credentialsMissing) headers['www-authenticate'] = 'APIKey';
+const inQuery: LocationOf = () => 'query';
+
+/** The answer to `error` on a REST path. */
+export function restErrorAnswer(error: AppError, locationOf: LocationOf = inQuery): RestErrorAnswer {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  if (error.details.credentialsMissing) headers['www-authenticate'] = error.details.challenge ?? 'APIKey';
   if (error.details.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.details.retryAfterSeconds);
+  if (error.details.allow !== undefined) headers.allow = error.details.allow;
+  if (error.details.closeConnection) headers.connection = 'close';
   if (error.code === 'BAD_USER_INPUT') {
     const items = (error.details.inputErrors ?? []).map((item) =>
       typeof item.loc[0] === 'string' && !isLocation(item.loc[0]) ? { ...item, loc: [locationOf(item.loc[0]), ...item.loc] } : item,
     );
-    return { status: 422, body: { detail: items }, headers };
+    return { status: 422, headers, body: JSON.stringify({ detail: items }) };
   }
-  return { status: error.status, body: { detail: error.message }, headers };
+  return { status: error.status, headers, body: JSON.stringify({ detail: error.message }) };
 }
 
 const LOCATIONS = new Set<string>(['query', 'path', 'body', 'header']);
 const isLocation = (segment: string) => LOCATIONS.has(segment);
 
-/** What a route's execution failed with, answered: the service's error, the database away (503), or a 500. */
-export function restErrorFromExecution(
-  errors: readonly GraphQLError[],
-  locationOf: (argument: string) => Location,
-  log: Logger,
-): RestErrorResponse {
-  const error = errors[0];
-  const appError = appErrorOf(error);
-  if (appError) return restErrorOf(appError, locationOf);
-  const databaseFailure = answeredDatabaseFailure(error?.originalError ?? error, log);
-  if (databaseFailure) {
-    return { status: 503, body: { detail: databaseFailure.message }, headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) } };
+/**
+ * Writes `error`'s answer (headers set before, such as RateLimit's, stay). Written as it is: an
+ * error carries no ETag (express's `send` would hash every body for one).
+ */
+export function sendRestError(res: Response, error: AppError, locationOf?: LocationOf): void {
+  const answer = restErrorAnswer(error, locationOf);
+  res
+    .status(answer.status)
+    .set(answer.headers)
+    .set('content-length', String(Buffer.byteLength(answer.body)))
+    .end(answer.body);
+}
+
+/**
+ * Any failure as the error to answer: the service's own, the database away (503), or a bug,
+ * logged here with the request's id and answered as a bare 500.
+ */
+export function restErrorOfFailure(failure: unknown, log: Logger): AppError {
+  const error = asAppError(failure, log);
+  if (error) return error;
+  log.error({ err: failure }, 'unexpected error on a REST path');
+  return internalError();
+}
+
+/** The platform's refusals (platform/http/refusals.ts) as the service's errors. */
+function appErrorOfRefusal(refusal: PlatformRefusal): AppError {
+  switch (refusal.kind) {
+    case 'query-too-long':
+      return uriTooLong(`Query string too long (more than ${refusal.maxBytes} bytes)`);
+    case 'headers-too-large':
+      return headersTooLarge(`Request headers too large (more than ${refusal.maxBytes} bytes)`);
+    case 'not-received-in-time':
+      return requestTimeout('Request not received in time');
+    case 'deadline-passed':
+      return deadlinePassed();
+    case 'chunk-extensions-too-large':
+      return payloadTooLarge('Chunk extensions too large', true);
+    case 'malformed':
+      return badRequest('Malformed HTTP request');
+    case 'scrape-not-authorized':
+      return credentialRequired(refusal.challenge);
   }
-  log.error({ err: error?.originalError ?? error }, 'unexpected error on a REST route');
-  return INTERNAL_ERROR;
+}
+
+/** What the platform answers its own refusals with (given to it by app/create-app.ts). */
+export function answerRefusal(refusal: PlatformRefusal): RefusalAnswer {
+  return restErrorAnswer(appErrorOfRefusal(refusal));
 }

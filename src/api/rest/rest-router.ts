@@ -1,19 +1,20 @@
 /**
  * The /public REST interface. This front layer gives FastAPI's behaviour, once per request: the
- * route matched (307 to the other slash form, JSON 404 and 405), the body read (malformed JSON is a
- * 422 even without a key, as FastAPI reads it first), the key checked (401), the organization's
- * budget charged (429), every argument validated in one pass (422, all failures at once). Then
- * sofa-api runs the route's GraphQL operation (sofa-adapter.ts).
+ * route as matched (api/request-route.ts: 307 to the other slash form, JSON 404 and 405), the body
+ * read (malformed JSON is a 422 even without a key, as FastAPI reads it first), the key checked
+ * (401), the organization's budget charged (429), every argument validated in one pass (422, all
+ * failures at once). Then sofa-api's endpoint for the route runs its GraphQL operation
+ * (sofa-endpoints.ts). Every refusal and failure is answered by rest-errors.ts.
  */
-import { unescape } from 'node:querystring';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLArgument, GraphQLSchema } from 'graphql';
 import { recordOrganization } from '../../platform/http/access-log';
 import { logger } from '../../platform/logger';
-import { invalidApiKey, notAuthenticated, rateLimited, type AppError } from '../../shared/errors';
+import { badRequest, invalidApiKey, invalidInput, methodNotAllowed, notAuthenticated, notFound, rateLimited } from '../../shared/errors';
 import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_PARAMETER } from '../contract/idempotency-key';
-import { parseJsonBody, validateArguments, type Location, type PydanticErrorItem } from '../contract/validation';
+import { parseJsonBody, validateArguments, type Location } from '../contract/validation';
 import { decodeJsonBytes, isJsonContentType } from '../contract/validation/request-body';
+import { rootArgumentsCheckedBeforeExecution } from '../graphql/argument-validation';
 import { declaredStatements } from '../graphql/operation-cost';
 import { MAX_BODY_BYTES } from '../limits';
 import type { ApiKeyPrincipal } from '../../features/auth/api-keys';
@@ -25,11 +26,12 @@ import {
   createRequestContext,
   type ApiServices,
 } from '../request-context';
+import { matchRestRoute, restMatchOf } from '../request-route';
 import { entityTagger, notModified, type EntityTagger } from './conditional-requests';
-import { restErrorOf } from './rest-errors';
+import { ExecutionFailed, sofaEndpoints, type SofaEndpoint } from './sofa-endpoints';
+import { restErrorOfFailure, sendRestError } from './rest-errors';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
-import { locationOf, matchRoutes, REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
-import { sofaRouter, type RequestWithExecution } from './sofa-adapter';
+import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, RestRouteTable, type RestRoute } from './routes';
 
 /** Everything about a route that does not change between requests, worked out once. */
 interface PreparedRoute {
@@ -42,43 +44,25 @@ interface PreparedRoute {
   locationOf: (argument: string) => Location;
   /** fetch-one routes: the ETag of an answer, read before it is built */
   tagger?: EntityTagger;
+  /** sofa's endpoint for the route: runs its operation */
+  endpoint: SofaEndpoint;
 }
 
-function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.status(status).set(headers).type('application/json').send(JSON.stringify(body));
+/** Starlette's redirect_slashes answer (JSON, like every answer; express's res.redirect is text/plain). */
+const TEMPORARY_REDIRECT = JSON.stringify({ detail: 'Temporary Redirect' });
+
+/** A JSON answer that is not an error (errors go through rest-errors.ts), written as it is. */
+function sendJson(res: Response, status: number, body: string): void {
+  res
+    .status(status)
+    .set('content-type', 'application/json; charset=utf-8')
+    .set('content-length', String(Buffer.byteLength(body)))
+    .end(body);
 }
 
-function sendError(res: Response, error: AppError, prepared?: PreparedRoute): void {
-  const { status, body, headers } = restErrorOf(error, prepared?.locationOf ?? (() => 'query'));
-  sendJson(res, status, body, headers);
-}
-
-function unprocessable(res: Response, detail: PydanticErrorItem[]): void {
-  sendJson(res, 422, { detail });
-}
-
-/** The route for this method, or the reason there is none (404, 405, or a 307 to the other slash form). */
-function resolveRoute(req: Request, path: string): { route: RestRoute } | { redirect: string } | { status: 404 | 405; allow?: string } {
-  const candidates = matchRoutes(path);
-  if (candidates.length === 0) {
-    // Starlette's redirect_slashes: strip every trailing slash, or add one.
-    const toggled = path.endsWith('/') ? path.replace(/\/+$/, '') : `${path}/`;
-    if (matchRoutes(toggled).length > 0) {
-      const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
-      // The path was decoded: anything outside printable ASCII (a U+FFFD from bad UTF-8, a space)
-      // is escaped again, or it could not travel in a header (Node refuses it: a 500).
-      const location = toggled.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
-      return { redirect: `${location}${query}` };
-    }
-    return { status: 404 };
-  }
-  const route = candidates.find((r) => r.method === req.method);
-  if (!route) return { status: 405, allow: [...new Set(candidates.map((r) => r.method))].join(', ') };
-  return { route };
-}
-
-function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
-  const document = restDocumentFor(schema, route);
+function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint): PreparedRoute {
+  // Its root field's arguments are validated here, before execution: the GraphQL pass skips them.
+  const document = rootArgumentsCheckedBeforeExecution(restDocumentFor(schema, route));
   const operation = document.definitions[0]!;
   if (operation.kind !== 'OperationDefinition') throw new Error(`REST route ${route.path}: no operation`);
   // Statements do not depend on argument values: price the document once.
@@ -92,6 +76,7 @@ function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
     statements,
     locationOf: (argument) => (argument === IDEMPOTENCY_KEY_ARGUMENT ? 'header' : locationOf(route, argument)),
     tagger: entityTagger(route.field, document),
+    endpoint,
   };
 }
 
@@ -99,22 +84,23 @@ function prepare(schema: GraphQLSchema, route: RestRoute): PreparedRoute {
 const BODY_PARSE_ERROR = 'There was an error parsing the body';
 
 export function restRouter(schema: GraphQLSchema, services: ApiServices): express.Router {
-  const prepared = new Map(REST_ROUTES.map((route) => [route, prepare(schema, route)]));
-  const sofa = sofaRouter(schema);
+  const endpoints = sofaEndpoints(schema);
+  const prepared = new Map(REST_ROUTES.map((route) => [route, prepare(schema, route, endpoints.get(route)!)]));
   const readBody = bodyReader();
+  const table = new RestRouteTable();
 
   const front = async (req: Request, res: Response, next: NextFunction) => {
-    // Decoded before the prefix is looked at too: Starlette routes `/%70ublic/reports/` as `/public/reports/`.
-    const path = decodedPath(req);
-    if (path !== REST_BASE_PATH && !path.startsWith(`${REST_BASE_PATH}/`)) return next();
-    const resolved = resolveRoute(req, path);
+    // Matched when the request arrived (api/request-route.ts); here only when mounted without it.
+    const match = restMatchOf(res) ?? matchRestRoute(table, req, res);
+    if (!match) return next();
     // Every response is JSON, the redirect included (express's res.redirect answers text/plain).
-    if ('redirect' in resolved) return sendJson(res, 307, { detail: 'Temporary Redirect' }, { location: resolved.redirect });
-    if ('status' in resolved) {
-      if (resolved.allow) res.set('allow', resolved.allow);
-      return sendJson(res, resolved.status, { detail: resolved.status === 404 ? 'Not Found' : 'Method Not Allowed' });
+    if (match.kind === 'redirect') {
+      res.set('location', redirectLocation(req, match.location));
+      return sendJson(res, 307, TEMPORARY_REDIRECT);
     }
-    const route = prepared.get(resolved.route)!;
+    if (match.kind === 'none') return sendRestError(res, notFound('Not Found'));
+    if (match.kind === 'wrong-method') return sendRestError(res, methodNotAllowed(match.allow));
+    const route = prepared.get(match.route)!;
 
     // The key before the body: without a valid key, at most KEYLESS_MAX_BODY_BYTES of it are read.
     const auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '');
@@ -136,59 +122,58 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
       if (!Buffer.isBuffer(read) && refusal) {
         // Not worth reading for a request that will be refused: its answer, and the connection closes.
         res.set('connection', 'close');
-        return sendError(res, refusal);
+        return sendRestError(res, refusal);
       }
       if (!Buffer.isBuffer(read)) return next(read.tooLarge);
       const bytes = read;
       if (bytes.length > 0 && isJsonContentType(req.headers['content-type'])) {
         const text = decodeJsonBytes(bytes);
-        if (text === undefined) return sendJson(res, 400, { detail: BODY_PARSE_ERROR });
+        if (text === undefined) return sendRestError(res, badRequest(BODY_PARSE_ERROR));
         const parsed = parseJsonBody(text);
-        if (!parsed.ok && 'tooDeep' in parsed) return sendJson(res, 400, { detail: BODY_PARSE_ERROR });
-        if (!parsed.ok) return unprocessable(res, [parsed.error]);
+        if (!parsed.ok && 'tooDeep' in parsed) return sendRestError(res, badRequest(BODY_PARSE_ERROR));
+        if (!parsed.ok) return sendRestError(res, invalidInput([parsed.error]));
         body = parsed.value;
       } else if (bytes.length > 0) {
         body = bytes.toString('utf8');
       }
     }
-    if (refusal || auth.status !== 'authenticated') return sendError(res, refusal ?? invalidApiKey());
+    if (refusal || auth.status !== 'authenticated') return sendRestError(res, refusal ?? invalidApiKey());
     const { principal } = auth;
     recordOrganization(res, principal.organizationId);
     const admission = await admitOrganization(services, principal, clientGoneSignal(res));
     if (!admission.admitted) {
       res.set(admission.headers);
-      return admission.error && sendError(res, admission.error);
+      return admission.error && sendRestError(res, admission.error);
     }
     try {
-      return await serve(req, res, next, route, principal, path, body);
+      return await serve(req, res, route, principal, match.parameters, body);
     } finally {
       admission.release();
     }
   };
 
-  /** An admitted request: charged, validated, then executed by sofa. */
+  /** An admitted request: charged, validated, then executed by sofa's endpoint. */
   const serve = async (
     req: Request,
     res: Response,
-    next: NextFunction,
     route: PreparedRoute,
     principal: ApiKeyPrincipal,
-    path: string,
+    pathParameters: Record<string, string>,
     body: unknown,
   ) => {
     const charge = await chargeRequest(services, principal, route.statements);
     res.set(charge.headers);
-    if (!charge.allowed) return sendError(res, rateLimited(charge.retryAfterSeconds));
+    if (!charge.allowed) return sendRestError(res, rateLimited(charge.retryAfterSeconds));
 
     const validation = validateArguments({
       args: route.parameters,
       locationOf: route.locationOf,
       query: req.query as Record<string, string | string[]>,
-      path: pathParameters(route.route, path),
+      path: pathParameters,
       body,
       headers: req.headers,
     });
-    if (!validation.ok) return unprocessable(res, validation.errors);
+    if (!validation.ok) return sendRestError(res, invalidInput(validation.errors));
     const { [IDEMPOTENCY_KEY_ARGUMENT]: idempotencyKey, ...variables } = validation.variables;
 
     const context = createRequestContext(services, {
@@ -197,7 +182,6 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
       log: req.log ?? logger,
       idempotencyKey: idempotencyKey as string | undefined,
     });
-    context.argumentsValidated = true;
     if (route.route.method === 'GET') {
       // Tenants' data: a browser may keep it but must ask again (ETag) before using it; no shared cache may.
       res.set('cache-control', 'private, no-cache');
@@ -210,21 +194,22 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
         }
       }
     }
-    (req as RequestWithExecution).restExecution = {
-      route: route.route,
-      context,
-      document: route.document,
-      variables,
-      nextLink: (cursor) => nextLink(req, route.route, cursor),
-      response: res,
-    };
-    // Nothing left for sofa to parse: the path in its canonical form (a `{braced}` UUID that
-    // Pydantic accepts would fail sofa's UUID scalar), no query string, no body.
-    req.url = canonicalPathOf(route.route, variables);
-    req.originalUrl = req.url;
-    if (route.route.method === 'POST') req.body = Buffer.alloc(0);
-    // Settles once the response is sent: the organization's slot is held until then.
-    return sofa(req, res, next);
+    const log = context.log;
+    try {
+      const answer = await route.endpoint({
+        context,
+        document: route.document,
+        variables,
+        onResult: (result) => {
+          const page = result.data?.[fieldNameOf(route.route)] as { next_cursor?: unknown } | null | undefined;
+          if (typeof page?.next_cursor === 'string') res.set('link', nextLink(req, route.route, page.next_cursor));
+        },
+      });
+      return sendJson(res, answer.status, answer.body);
+    } catch (error) {
+      const failure = error instanceof ExecutionFailed ? error.errors[0] : error;
+      return sendRestError(res, restErrorOfFailure(failure, log), route.locationOf);
+    }
   };
 
   const router = express.Router();
@@ -265,26 +250,12 @@ function nextLink(req: Request, route: RestRoute, cursor: string): string {
   return `<${REST_BASE_PATH}${route.path}?${query.toString()}>; rel="next"`;
 }
 
-function canonicalPathOf(route: RestRoute, variables: Record<string, unknown>): string {
-  return `${REST_BASE_PATH}${route.path}`.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(String(variables[name])));
-}
-
 /**
- * The path as Starlette routes it: percent-decoded as a whole before matching (so `%2F` is a
- * separator and `%72eports` is `reports`), like Python's `unquote` (a broken escape stays as
- * typed, bad UTF-8 becomes U+FFFD; decodeURIComponent would throw, a 500, on either).
+ * The other slash form's URL, with this request's query. The path was decoded: anything outside
+ * printable ASCII (a U+FFFD from bad UTF-8, a space) is escaped again, or it could not travel in
+ * a header (Node refuses it: a 500).
  */
-function decodedPath(req: Request): string {
-  let path = decodedPaths.get(req);
-  if (path === undefined) decodedPaths.set(req, (path = unescape(req.path)));
-  return path;
-}
-
-/** Each request's path decoded once (the body reader and the front both need it). */
-const decodedPaths = new WeakMap<Request, string>();
-
-function pathParameters(route: RestRoute, path: string): Record<string, string> {
-  const template = `${REST_BASE_PATH}${route.path}`.split('/');
-  const segments = path.split('/');
-  return Object.fromEntries(template.flatMap((part, i) => (part.startsWith(':') ? [[part.slice(1), segments[i] ?? '']] : [])));
+function redirectLocation(req: Request, path: string): string {
+  const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';
+  return `${path.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c))}${query}`;
 }

@@ -64,13 +64,59 @@ export function locationOf(route: RestRoute, argName: string): Location {
   return route.method === 'POST' ? 'body' : 'query';
 }
 
-/** Matches a concrete path against the route templates (path parameters match one segment). */
-export function matchRoutes(path: string): RestRoute[] {
-  const segments = path.split('/');
-  return REST_ROUTES.filter((route) => {
-    const template = `${REST_BASE_PATH}${route.path}`.split('/');
-    return (
-      template.length === segments.length && template.every((part, i) => (part.startsWith(':') ? segments[i] !== '' : part === segments[i]))
+/** What a request's method and (decoded) path lead to under REST_BASE_PATH. */
+export type RouteMatch =
+  | { kind: 'route'; route: RestRoute; template: string; parameters: Record<string, string> }
+  /** Starlette's redirect_slashes: the other slash form is a route (`location` is the path, decoded) */
+  | { kind: 'redirect'; location: string }
+  | { kind: 'wrong-method'; template: string; allow: string }
+  | { kind: 'none' };
+
+/** `/public/reports/{report_id}`: how the access log and the metrics name a route. */
+export function templateOf(route: RestRoute): string {
+  return `${REST_BASE_PATH}${route.path.replace(/:(\w+)/g, '{$1}')}`;
+}
+
+/**
+ * The spec's routes, matched once per request (api/request-route.ts): the front layer, the access
+ * log and the metrics all read that one match.
+ */
+export class RestRouteTable {
+  private readonly templates: readonly { route: RestRoute; segments: string[]; template: string }[];
+
+  constructor(routes: readonly RestRoute[] = REST_ROUTES) {
+    this.templates = routes.map((route) => ({ route, segments: `${REST_BASE_PATH}${route.path}`.split('/'), template: templateOf(route) }));
+  }
+
+  match(method: string, path: string): RouteMatch {
+    const candidates = this.candidates(path);
+    if (candidates.length === 0) {
+      // Starlette's redirect_slashes: strip every trailing slash, or add one.
+      const toggled = path.endsWith('/') ? path.replace(/\/+$/, '') : `${path}/`;
+      return this.candidates(toggled).length > 0 ? { kind: 'redirect', location: toggled } : { kind: 'none' };
+    }
+    const found = candidates.find((c) => c.route.method === method);
+    if (!found) {
+      return {
+        kind: 'wrong-method',
+        template: candidates[0]!.template,
+        allow: [...new Set(candidates.map((c) => c.route.method))].join(', '),
+      };
+    }
+    const segments = path.split('/');
+    const parameters = Object.fromEntries(
+      found.segments.flatMap((part, i) => (part.startsWith(':') ? [[part.slice(1), segments[i] ?? '']] : [])),
     );
-  });
+    return { kind: 'route', route: found.route, template: found.template, parameters };
+  }
+
+  /** Path parameters match one non-empty segment. */
+  private candidates(path: string) {
+    const segments = path.split('/');
+    return this.templates.filter(
+      ({ segments: template }) =>
+        template.length === segments.length &&
+        template.every((part, i) => (part.startsWith(':') ? segments[i] !== '' : part === segments[i])),
+    );
+  }
 }

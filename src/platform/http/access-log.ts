@@ -18,25 +18,35 @@ export function requestIdOf(req: IncomingMessage): string {
 
 export const UNMATCHED_ROUTE = 'unmatched';
 
+type WithLocals = ServerResponse & { locals?: Record<string, unknown> };
+
 /**
- * The route a request is served by, as a template (`/public/reports/{report_id}`), for the access
- * log and the metrics: ids never appear, and anything else is `unmatched`, so the set stays bounded.
- * The application knows its routes and provides it.
+ * Names the route a request is served by, as a template (`/public/reports/{report_id}`), for the
+ * access log and the metrics. The application matches each request once, before this log starts
+ * (api/request-route.ts), and records what it matched here.
  */
-export type RouteTemplateOf = (method: string, path: string) => string;
+export function recordRoute(res: ServerResponse, template: string): void {
+  (res as WithLocals).locals!.route = template;
+}
+
+/** The recorded route template, or `unmatched`: ids never appear, so the set stays bounded. */
+export function routeOf(res: ServerResponse | undefined): string {
+  const route = (res as WithLocals | undefined)?.locals?.route;
+  return typeof route === 'string' ? route : UNMATCHED_ROUTE;
+}
 
 /**
  * Names the organization whose key made the request, for the access log line (the key itself is
  * never logged). Called by both interfaces once the key is known.
  */
 export function recordOrganization(res: ServerResponse, organizationId: string | null): void {
-  if (organizationId) (res as ServerResponse & { locals?: Record<string, unknown> }).locals!.organizationId = organizationId;
+  if (organizationId) (res as WithLocals).locals!.organizationId = organizationId;
 }
 
 /** pino-http's own error for a 5xx without one: a stack of its internals, not ours. */
 const isSyntheticError = (res: ServerResponse, error: Error) => error.message === `failed with status code ${res.statusCode}`;
 
-export const accessLog = (routeTemplateOf: RouteTemplateOf) =>
+export const accessLog = () =>
   pinoHttp({
     logger,
     genReqId: (req: IncomingMessage, res: ServerResponse) => {
@@ -46,14 +56,15 @@ export const accessLog = (routeTemplateOf: RouteTemplateOf) =>
     },
     // The URL's query string may carry personal data (search=, vin=): log the path only.
     serializers: {
-      req: (req: { id: string; method: string; url: string }) => {
+      // `raw` is the request itself (pino-std-serializers), whose response holds the recorded route.
+      req: (req: { id: string; method: string; url: string; raw?: { res?: ServerResponse } }) => {
         const path = req.url.split('?')[0]!;
-        return { id: req.id, method: req.method, route: routeTemplateOf(req.method, path), path };
+        return { id: req.id, method: req.method, route: routeOf(req.raw?.res), path };
       },
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
     customProps: (_req, res) => {
-      const organizationId = (res as ServerResponse & { locals?: Record<string, unknown> }).locals?.organizationId;
+      const organizationId = (res as WithLocals).locals?.organizationId;
       return organizationId ? { organization_id: organizationId } : {};
     },
     // A 503 is a deliberate answer (database away, deadline passed) whose cause is logged where it is

@@ -1,13 +1,14 @@
 /**
  * The HTTP server around the express app, with the limits only the server can enforce: header
  * size and the time a client may take to send its request (slow clients must not hold sockets).
- * Node answers those itself, before express sees anything; the `clientError` handler here makes
- * those answers JSON like every other response (api-behaviour.md).
+ * Node answers those itself, before express sees anything; the `clientError` handler here answers
+ * them in the application's words (refusals.ts), like every other error (api-behaviour.md).
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
+import type { AnswerRefusal, PlatformRefusal } from './refusals';
 
 /**
  * What serves the HTTP upgrades (WebSockets) of an app: an express app carries it in
@@ -32,42 +33,48 @@ export interface HttpServerLimits {
   requestTimeoutMs: number;
 }
 
-/** Node's statuses for errors raised while parsing a request (lib/_http_server.js). */
-function statusFor(code: string | undefined): { status: number; reason: string; detail: string } {
+/** Which refusal Node's error while parsing a request is (lib/_http_server.js). */
+function refusalFor(code: string | undefined): PlatformRefusal {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return {
-        status: 431,
-        reason: 'Request Header Fields Too Large',
-        detail: `Request headers too large (more than ${MAX_HEADER_BYTES} bytes)`,
-      };
+      return { kind: 'headers-too-large', maxBytes: MAX_HEADER_BYTES };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, reason: 'Request Timeout', detail: 'Request not received in time' };
+      return { kind: 'not-received-in-time' };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, reason: 'Payload Too Large', detail: 'Chunk extensions too large' };
+      return { kind: 'chunk-extensions-too-large' };
     default:
-      return { status: 400, reason: 'Bad Request', detail: 'Malformed HTTP request' };
+      return { kind: 'malformed' };
   }
 }
+
+const BARE_STATUS: Partial<Record<PlatformRefusal['kind'], number>> = {
+  'headers-too-large': 431,
+  'not-received-in-time': 408,
+  'chunk-extensions-too-large': 413,
+};
 
 /** The in-flight response of a keep-alive socket (Node's own handler checks the same field). */
 type SocketWithResponse = Socket & { _httpMessage?: { headersSent?: boolean } };
 
-function answerClientError(error: NodeJS.ErrnoException, socket: SocketWithResponse): void {
+/** An application that words the refusals the server makes itself (app/create-app.ts sets it). */
+export type ListenerWithRefusals = RequestListener & { locals?: { answerRefusal?: AnswerRefusal } };
+
+function answerClientError(answerRefusal: AnswerRefusal | undefined, error: NodeJS.ErrnoException, socket: SocketWithResponse): void {
   // Writing now would corrupt a response already under way, or go to a peer that is gone.
   if (error.code === 'ECONNRESET' || !socket.writable || socket._httpMessage?.headersSent) {
     socket.destroy();
     return;
   }
-  const { status, reason, detail } = statusFor(error.code);
-  const body = JSON.stringify({ detail });
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  const refusal = refusalFor(error.code);
+  // Without the application's wording (a bare listener), the status alone.
+  const answer = answerRefusal?.(refusal) ?? { status: BARE_STATUS[refusal.kind] ?? 400, headers: {}, body: '' };
+  const headers = Object.entries({ ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)), connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n${headers}\r\n${answer.body}`);
 }
 
-export function createHttpServer(app: RequestListener, limits: HttpServerLimits): Server {
+export function createHttpServer(app: ListenerWithRefusals, limits: HttpServerLimits): Server {
   const server = createServer(
     {
       maxHeaderSize: MAX_HEADER_BYTES,
@@ -78,7 +85,9 @@ export function createHttpServer(app: RequestListener, limits: HttpServerLimits)
     },
     app,
   );
-  server.on('clientError', answerClientError);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: SocketWithResponse) =>
+    answerClientError(app.locals?.answerRefusal, error, socket),
+  );
   const upgrade = (app as { locals?: Record<string, unknown> }).locals?.[UPGRADE_HANDLER] as UpgradeHandler | undefined;
   if (upgrade) {
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => upgrade.handleUpgrade(request, socket, head));

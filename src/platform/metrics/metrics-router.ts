@@ -5,7 +5,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { Registry } from 'prom-client';
-import type { RouteTemplateOf } from '../http/access-log';
+import { routeOf } from '../http/access-log';
+import { sendRefusal, type AnswerRefusal } from '../http/refusals';
 import type { AppMetrics } from './metrics';
 import { processMetricsRegistry } from './process-metrics';
 
@@ -24,15 +25,14 @@ function bearerOf(header: string | undefined): string | undefined {
 }
 
 /** Times the request from here to the last byte (or the client hanging up). */
-function timeRequests(metrics: AppMetrics, routeTemplateOf: RouteTemplateOf): RequestHandler {
+function timeRequests(metrics: AppMetrics): RequestHandler {
   return (req, res, next) => {
-    // Routers below rewrite req.url; originalUrl keeps the path as it came.
-    const path = req.originalUrl.split('?')[0]!;
     const method = KNOWN_METHODS.has(req.method) ? req.method : 'other';
     const stop = metrics.httpRequestDuration.startTimer();
     res.once('close', () => {
       const status = res.writableFinished ? String(res.statusCode) : 'aborted';
-      stop({ method, route: routeTemplateOf(req.method, path), status_code: status });
+      // The route the application matched for this request (api/request-route.ts), not matched again.
+      stop({ method, route: routeOf(res), status_code: status });
     });
     next();
   };
@@ -41,19 +41,20 @@ function timeRequests(metrics: AppMetrics, routeTemplateOf: RouteTemplateOf): Re
 export interface MetricsRouterOptions {
   /** When set, scrapes need `Authorization: Bearer <token>`. */
   token?: string;
-  routeTemplateOf: RouteTemplateOf;
+  /** How the application words a refused scrape (refusals.ts). */
+  answerRefusal: AnswerRefusal;
   /** Serve GET /metrics on this app (false: it only times requests; another server serves the endpoint). */
   serveEndpoint?: boolean;
 }
 
 /** GET /metrics, exactly (case-sensitive, no trailing slash: what a proxy rule blocks is what this serves). */
-export function metricsEndpoint(metrics: AppMetrics, token: string | undefined): Router {
+export function metricsEndpoint(metrics: AppMetrics, token: string | undefined, answer: AnswerRefusal): Router {
   const router = Router({ caseSensitive: true, strict: true });
   router.get(METRICS_PATH, async (req, res) => {
     if (token !== undefined) {
       const given = bearerOf(req.headers.authorization);
       if (given === undefined || !sameToken(given, token)) {
-        res.status(401).set('www-authenticate', 'Bearer realm="metrics"').json({ detail: 'Not authenticated' });
+        sendRefusal(res, answer({ kind: 'scrape-not-authorized', challenge: 'Bearer realm="metrics"' }));
         return;
       }
     }
@@ -69,8 +70,8 @@ export function metricsEndpoint(metrics: AppMetrics, token: string | undefined):
 /** Mount once per app, early: requests are timed from here on. */
 export function metricsRouter(metrics: AppMetrics, options: MetricsRouterOptions): Router {
   const router = Router();
-  if (options.serveEndpoint !== false) router.use(metricsEndpoint(metrics, options.token));
+  if (options.serveEndpoint !== false) router.use(metricsEndpoint(metrics, options.token, options.answerRefusal));
   // After the endpoint: scrapes are not timed, everything else is.
-  router.use(timeRequests(metrics, options.routeTemplateOf));
+  router.use(timeRequests(metrics));
   return router;
 }

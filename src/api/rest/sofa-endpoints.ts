@@ -1,0 +1,110 @@
+/**
+ * sofa-api turns the schema's operations into the spec's REST endpoints: `createSofa` and
+ * `createSofaRouter` derive, once at start-up, one endpoint per configured root field (its method,
+ * path and response status, and a handler that runs the field's operation and answers its data).
+ * Each request then calls its endpoint's sofa handler directly, with the route already matched
+ * (api/request-route.ts) and its arguments already validated (rest-router.ts): sofa's Fetch
+ * router and its Node adapter are not in the path, so no `Request` is built from the socket's
+ * request, nor a `Response` streamed back to it.
+ *
+ * Sofa reads parameters itself with GraphQL's coercions; the contract's are FastAPI's (one pass,
+ * Pydantic's messages), so sofa's handler is given a request with nothing to read, and its
+ * `execute` hook runs the route's own document (the spec's response shape, rest-documents.ts)
+ * with the validated variables.
+ */
+import { execute, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { createSofa, createSofaRouter } from 'sofa-api';
+import type { RequestContext } from '../../features/context';
+import { REST_BASE_PATH, REST_ROUTES, type RestRoute } from './routes';
+
+/** One request's operation, as the front layer hands it to sofa. */
+export interface RestExecution {
+  context: RequestContext;
+  document: DocumentNode;
+  variables: Record<string, unknown>;
+  /** the result, before sofa picks the field's data from it (the Link header reads the page) */
+  onResult?: (result: ExecutionResult) => void;
+}
+
+/** The route's answer: its status and JSON body. */
+export interface EndpointAnswer {
+  status: number;
+  body: string;
+}
+
+/** The errors of an executed operation: sofa's error hook passes them on to the front layer's one error writer. */
+export class ExecutionFailed extends Error {
+  constructor(readonly errors: readonly unknown[]) {
+    super('the REST route’s operation failed');
+  }
+}
+
+export type SofaEndpoint = (execution: RestExecution) => Promise<EndpointAnswer>;
+
+/** The request sofa's handler reads: no query string, no body, no path parameters (all validated before). */
+interface NothingToRead {
+  url: string;
+  params: Record<string, string>;
+  body: null;
+}
+
+type SofaHandler = (request: NothingToRead, serverContext: { execution: RestExecution }) => Promise<Response>;
+
+/** Sofa's endpoint for each of the spec's routes. */
+export function sofaEndpoints(schema: GraphQLSchema): Map<RestRoute, SofaEndpoint> {
+  const sofa = createSofa({
+    schema,
+    basePath: REST_BASE_PATH,
+    routes: Object.fromEntries(REST_ROUTES.map((r) => [r.field, { method: r.method, path: r.path, responseStatus: r.status }])),
+    context: ({ execution }: { execution: RestExecution }) => execution,
+    execute: (async ({ contextValue }: { contextValue: RestExecution }) => {
+      const result = await executeCompiled(schema, contextValue.document, contextValue.variables, contextValue.context);
+      contextValue.onResult?.(result);
+      return result;
+    }) as unknown as typeof execute,
+    // Sofa calls this with an operation's errors, and again (from its catch) with what it throws.
+    errorHandler: (errors) => {
+      throw errors[0] instanceof ExecutionFailed ? errors[0] : new ExecutionFailed(errors as readonly GraphQLError[]);
+    },
+  });
+  const derived = createSofaRouter(sofa).__routes;
+  return new Map(
+    REST_ROUTES.map((route) => {
+      const endpoint = derived.find((d) => d.method === route.method && d.path === route.path);
+      if (!endpoint) throw new Error(`sofa derived no endpoint for ${route.method} ${route.path} (${route.field})`);
+      const handler = endpoint.handler as unknown as SofaHandler;
+      const request: NothingToRead = { url: `${REST_BASE_PATH}${route.path}`, params: {}, body: null };
+      return [
+        route,
+        async (execution: RestExecution) => {
+          const response = await handler(request, { execution });
+          return { status: response.status, body: await response.text() };
+        },
+      ];
+    }),
+  );
+}
+
+/**
+ * A route runs one fixed document (rest-documents.ts), so it is compiled once (graphql-jit) into a
+ * function that resolves and completes exactly its selection, same schema and resolvers, instead
+ * of graphql-js walking the ~400 fields of a report's document on every request.
+ */
+const compiled = new WeakMap<DocumentNode, CompiledQuery>();
+
+async function executeCompiled(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  context: RequestContext,
+): Promise<ExecutionResult> {
+  let query = compiled.get(document);
+  if (!query) {
+    const result = compileQuery(schema, document);
+    if (!isCompiledQuery(result)) return execute({ schema, document, variableValues: variables, contextValue: context });
+    query = result;
+    compiled.set(document, query);
+  }
+  return (await query.query(undefined, context, variables)) as ExecutionResult;
+}

@@ -29,6 +29,7 @@ import { logger } from '../platform/logger';
 import { createMetrics, type ApiInterface, type AppMetrics } from '../platform/metrics/metrics';
 import { metricsRouter } from '../platform/metrics/metrics-router';
 import { registerReplicaMetrics } from '../platform/metrics/replica-metrics';
+import { registerEventsWritten } from '../features/events/events-written';
 import { createConcurrencyLimiter, type ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limiter';
 import { createRateLimits, reportingRejections, type RateLimits } from '../platform/rate-limit/rate-limiter';
 import type { AppConfig } from './config';
@@ -62,6 +63,7 @@ export async function createApp(context: AppContext): Promise<Express> {
   const metrics = context.metrics ?? createMetrics();
   if (config.metrics.enabled) {
     registerOutboxBacklog(metrics.registry, db.prisma, logger);
+    registerEventsWritten(metrics.registry, db.prisma, logger);
     registerReplicaMetrics(metrics.registry, db);
     // On the API's port unless a separate (internal) one is configured: main.ts serves it there.
     app.use(metricsRouter(metrics, { token: config.metrics.token, answerRefusal, serveEndpoint: config.metrics.port === undefined }));

@@ -113,7 +113,7 @@ describe.each(['pglite', 'postgres'] as const)('metrics (%s)', (kind) => {
     expect(samplesOf(text, 'nodejs_heap_size_used_bytes')).toHaveLength(1);
   });
 
-  it('reads the outbox backlog at scrape time and counts lead refusals by interface', async () => {
+  it('reads the outbox backlog and the events written at scrape time and counts lead refusals by interface', async () => {
     const { dealership, entityId } = dealershipOf(server, 0);
     await setQuota(server, entityId, 1_000);
     const pending = (text: string, channel: string) => valueOf(text, 'vr_notification_outbox_messages', { channel, status: 'pending' });
@@ -133,6 +133,8 @@ describe.each(['pglite', 'postgres'] as const)('metrics (%s)', (kind) => {
     const after = await scrape(server.url);
     expect(pending(after, 'email')).toBe(1);
     expect(pending(after, 'sms')).toBe(1);
+    // The lead's report was written: its event moved the feed's newest position (the events written).
+    expect(valueOf(after, 'vr_events_last_position', {})).toBeGreaterThan(valueOf(before, 'vr_events_last_position', {})!);
     expect(valueOf(after, 'vr_notification_outbox_messages', { channel: 'sms', status: 'failed' })).toBe(0);
     expect(valueOf(after, 'vr_notification_outbox_oldest_pending_age_seconds', { channel: 'email' })).toBeGreaterThanOrEqual(0);
     expect(valueOf(after, 'vr_rate_limit_rejections_total', { limit: 'leads', interface: 'rest' })).toBe(1);

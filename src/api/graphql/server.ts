@@ -1,8 +1,33 @@
 /**
- * Apollo Server on /graphql: authentication before any work, then one of the organization's
- * slots (requests in progress at once), the request context, limits on
- * what one operation may cost, errors without internals. GraphiQL is served by graphiql.ts
- * (Apollo's CDN landing page is off).
+ * GraphQL over HTTP on /graphql: the whole pipeline, listed here in the order a request meets it.
+ * Each step sits where its mechanism lets it act early enough (express before Apollo reads the
+ * body; Apollo's hooks once the document is parsed; the schema's resolvers while it runs), and
+ * each is one file:
+ *
+ *  1. the key, before the body is read: `graphqlAuthentication` (authentication-gate.ts);
+ *     without a valid one, at most 16 kB are read, and only introspection goes on;
+ *  2. the body read and refused when malformed: `graphqlBodyReader`, `graphqlBodyErrors`
+ *     (malformed-requests.ts); keyless requests share one set of slots: `admitKeyless`;
+ *  3. one of the organization's slots (requests in progress at once): `withOrganizationSlot`
+ *     (organization-admission.ts);
+ *  4. the request context (createRequestContext: loaders, statement limiter, answer budget);
+ *  5. Apollo parses (MAX_DOCUMENT_TOKENS) and validates, with the expanded selection bounded
+ *     (`selectionShapeRule`); a refused document is charged by its length
+ *     (plugins/operation-limits.ts);
+ *  6. operation types other than query and mutation refused (plugins/unsupported-operation.ts);
+ *  7. the price: refused past the limits, else charged to the budget (plugins/operation-limits.ts,
+ *     operation-cost.ts);
+ *  8. execution (compiled-execution.ts): graphql-jit for a document an organization sends again
+ *     (bounded in size, bytes and compile time), graphql-js otherwise; each field's arguments
+ *     checked before its resolver (argument-validation.ts), lists, JSON values and stored
+ *     documents counted against the answer budget as they resolve (answer-size.ts);
+ *  9. the answer: errors in `format-error.ts`'s words, an answer past its budget refused whole
+ *     (plugins/answer-too-large.ts), the database being away a 503
+ *     (plugins/database-failure-status.ts), errors logged (plugins/log-errors.ts), a request error
+ *     a 200 for clients that accept only application/json (plugins/legacy-json-status.ts).
+ *
+ * GraphiQL is served by graphiql.ts (Apollo's CDN landing page is off); subscriptions have their
+ * own endpoint on the same path (subscriptions/subscription-server.ts), with steps 1, 5 and 7.
  */
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';

@@ -21,10 +21,6 @@ export class AnswerBudget {
     if (this.used > this.maximum) this.exceeded = answerTooLarge(this.maximum);
     return this.exceeded;
   }
-
-  get values(): number {
-    return this.used;
-  }
 }
 
 /** The widest legitimate answer, a page of 100 full reports, holds ~50,000 values. */

@@ -6,17 +6,12 @@
 import pg from 'pg';
 import { pruneEvents } from '../../src/features/events/events.service';
 import { DATABASE_KINDS } from '../support/databases';
+import type { PushedEvent } from '../support/subscriptions';
 import { waitFor } from '../support/wait';
 import { graphql, startTestServer, type TestServer } from '../support/server';
 
-interface FeedEvent {
-  cursor: string;
-  position: string;
-  type: string;
-  subject: string;
-  occurred_at: string;
-  payload: Record<string, unknown>;
-}
+/** An event as the feed answers it: the same shape a subscription pushes. */
+type FeedEvent = PushedEvent;
 interface FeedPage {
   items: FeedEvent[];
   next: string;

@@ -16,6 +16,9 @@
  *   --compare DIR     also run the server of another checkout (e.g. a worktree of main), alternating
  *                     with this one run by run, so that both meet the same machine load
  *   --also K=V,K=V    also run this checkout with these variables (repeatable), alternating likewise
+ *   --timeline        print when the victim's slowest answers came (seconds into the run)
+ *   --cpu-prof DIR    each server writes a V8 CPU profile into DIR when it stops (open it in Chrome DevTools)
+ *   --node-arg ARG    a Node.js option of the servers (repeatable), e.g. --node-arg=--trace-gc
  */
 import 'reflect-metadata';
 import { fork } from 'node:child_process';
@@ -85,7 +88,10 @@ async function compilableDocuments(count: number): Promise<string[]> {
 }
 
 /** N6 of issue 22: a lead body of 95 kB, sent with a wrong key. */
-const BIG_LEAD = JSON.stringify({ dealership: '00000000-0000-4000-8000-000000000000', name: 'x'.repeat(95_000) });
+const BIG_LEAD = JSON.stringify({
+  dealership: '00000000-0000-4000-8000-000000000000',
+  name: 'x'.repeat(Number(process.env.N6_BODY ?? 95_000)),
+});
 
 interface Attack {
   name: string;
@@ -181,10 +187,17 @@ interface Variant {
   env: Record<string, string>;
 }
 
+/** --cpu-prof DIR */
+let cpuProfileDir = '';
+/** --node-arg ARG (repeatable) */
+let serverNodeArgs: string[] = [];
+/** --timeline */
+let showTimeline = false;
+
 function startApp(variant: Variant, databaseUrl: string, env: Record<string, string>) {
   const child = fork(variant.appServer, [], {
     cwd: path.dirname(path.dirname(variant.appServer)),
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []), ...serverNodeArgs],
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -289,12 +302,21 @@ async function runOnce(
     }));
     await warmUp(victimClient, attackerClients[0], attack.spentFirst ?? false);
     const cpuBefore = cpuMs(app.child.pid!);
+    if (showTimeline) log(`  load starts at ${new Date().toISOString()}`);
     const [victim, attackers] = await Promise.all([
       generateLoad([victimClient], duration),
       attackerClients.length > 0 ? generateLoad(attackerClients, duration) : Promise.resolve({ clients: [], cpuMs: 0 }),
     ]);
     const cpu = cpuMs(app.child.pid!) - cpuBefore;
-    const latencies = victim.clients[0]!.latencies.sort((a, b) => a - b);
+    if (showTimeline) {
+      const { latencies: times, answeredAt } = victim.clients[0]!;
+      const slowest = times
+        .map((ms, i) => ({ ms, at: answeredAt[i]! / 1000 }))
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 8);
+      log(`  victim's slowest: ${slowest.map((s) => `${s.ms.toFixed(0)} ms at ${s.at.toFixed(1)} s`).join(', ')}`);
+    }
+    const latencies = [...victim.clients[0]!.latencies].sort((a, b) => a - b);
     const victimStatuses = new Map<number, number>();
     addStatuses(victimStatuses, victim.clients[0]!.statuses);
     const attackerStatuses = new Map<number, number>();
@@ -343,6 +365,9 @@ async function main(): Promise<void> {
     return at >= 0 ? argv[at + 1]! : fallback;
   };
   const reports = Number(option('--reports', '20000'));
+  cpuProfileDir = option('--cpu-prof', '');
+  showTimeline = argv.includes('--timeline');
+  serverNodeArgs = argv.flatMap((arg) => (arg.startsWith('--node-arg=') ? [arg.slice('--node-arg='.length)] : []));
   const duration = Number(option('--duration', '10'));
   const repeat = Number(option('--repeat', '3'));
   const chosen = option('--scenarios', '')

@@ -20,7 +20,19 @@ import { createHttpServer } from '../src/platform/http/http-server';
 import { logger } from '../src/platform/logger';
 import { surviveUnhandledRejections } from '../src/platform/process-guard';
 
+/** BENCH_LAG_MS=N: prints each stall of the event loop longer than N ms (when, how long), to find what a slow answer waited for. */
+function reportStalls(thresholdMs: number): void {
+  let last = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    if (now - last - 10 > thresholdMs)
+      console.error(`event loop stalled ${(now - last - 10).toFixed(0)} ms at ${new Date().toISOString()}`);
+    last = now;
+  }, 10).unref();
+}
+
 async function main(): Promise<void> {
+  if (process.env.BENCH_LAG_MS) reportStalls(Number(process.env.BENCH_LAG_MS));
   const config = { ...loadConfig(process.env), seedDemoData: false };
   surviveUnhandledRejections(logger);
   const metrics = createMetrics();
@@ -33,6 +45,8 @@ async function main(): Promise<void> {
   });
   const app = await createApp({ db, config, metrics });
   const server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutMs });
+  // process.exit runs the --cpu-prof writer (bench/abuse.ts stops its servers with SIGTERM).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));
   if (process.send) {
     server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
     process.on('disconnect', () => process.exit(0));
@@ -42,8 +56,6 @@ async function main(): Promise<void> {
     SELECT organization_id FROM reports GROUP BY organization_id ORDER BY count(*) DESC LIMIT 1`;
   const key = (await issueApiKey(db.prisma, largest!.organization_id, 'profile', 'bench')).key;
   server.listen(config.port, '127.0.0.1', () => console.log(`listening on ${config.port}, API key ${key}`));
-  // process.exit runs the --cpu-prof writer.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));
 }
 
 void main().catch((error: unknown) => {

@@ -21,6 +21,8 @@ export interface ClientSpec {
 
 export interface ClientResult {
   latencies: number[];
+  /** when each answer came, in ms since the run started (the same order as `latencies`) */
+  answeredAt: number[];
   statuses: Record<number, number>;
 }
 
@@ -31,7 +33,8 @@ export interface LoadResult {
 }
 
 function run(spec: ClientSpec, duration: number): Promise<ClientResult> {
-  const result: ClientResult = { latencies: [], statuses: {} };
+  const result: ClientResult = { latencies: [], answeredAt: [], statuses: {} };
+  const started = performance.now();
   return new Promise((resolve, reject) => {
     const { bodies, ...options } = spec;
     let next = 0;
@@ -43,6 +46,7 @@ function run(spec: ClientSpec, duration: number): Promise<ClientResult> {
     );
     instance.on('response', (_client: unknown, status: number, _bytes: number, time: number) => {
       result.latencies.push(time);
+      result.answeredAt.push(performance.now() - started);
       result.statuses[status] = (result.statuses[status] ?? 0) + 1;
     });
   });

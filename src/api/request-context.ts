@@ -14,6 +14,7 @@ import { limitStatements, Semaphore } from '../platform/db/statement-limiter';
 import type { Logger } from '../platform/logger';
 import type { ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limiter';
 import type { RateLimitDecision, RateLimitKind, RateLimits } from '../platform/rate-limit/rate-limiter';
+import { RefusalPacer } from '../platform/rate-limit/refusal-pacer';
 import { rateLimited, tooManyConcurrentRequests, type AppError } from '../shared/errors';
 import { CursorCodec, DEFAULT_CURSOR_SECRET } from '../shared/cursor';
 import { AnswerBudget, DEFAULT_MAX_ANSWER_VALUES } from '../shared/answer-budget';
@@ -41,6 +42,8 @@ export interface ApiServices {
   maxAnswerValues?: number;
   /** Milliseconds a repeated refusal (wrong key, spent budget) is held before it is answered. */
   refusalDelayMs?: number;
+  /** Spaces each payer's held refusals (createRefusalPacer); absent: each hold is exactly its length. */
+  refusalPacer?: RefusalPacer;
 }
 
 /**
@@ -48,15 +51,28 @@ export interface ApiServices {
  * address or organization whose budget is spent. Answering is cheap (no parsing, no SQL), but a
  * client that ignores Retry-After turns cheap answers into a full core (measured: 4 clients on
  * loopback, ~2,500 refusals a second, the other tenants' p95 doubled). Held, each connection gets
- * one refusal per delay, for the price of a timer; the proxy bounds connections per address.
+ * one refusal per delay, for the price of a timer; the proxy bounds connections per address, and
+ * the pacer spaces one payer's answers (platform/rate-limit/refusal-pacer.ts).
  */
-function holdRefusal(services: ApiServices, decision?: RateLimitDecision): Promise<void> | undefined {
-  if (!services.refusalDelayMs) return undefined;
+function holdRefusal(services: ApiServices, payer: string, decision?: RateLimitDecision): Promise<void> | undefined {
+  const ms = refusalHoldMs(services, payer, decision);
+  return ms > 0 ? sleep(ms) : undefined;
+}
+
+/** How long to hold a refusal of `payer` (0: not held), from its decision and the pacer's line. */
+export function refusalHoldMs(services: ApiServices, payer: string, decision?: RateLimitDecision): number {
+  if (!services.refusalDelayMs) return 0;
   // An address that goes on asking after its refusals is held longer: twice as long for each
   // budget more it asks for, up to MAX_REFUSAL_HOLD times the delay. 2,000 connections without a
   // key collected ~2,000 answers a second held 0.5 s (a core of this machine); held 16 s, 125.
   const overdrawn = Math.max(1, decision?.overdrawn ?? 1);
-  return sleep(services.refusalDelayMs * Math.min(MAX_REFUSAL_HOLD, 2 ** (overdrawn - 1)));
+  const holdMs = services.refusalDelayMs * Math.min(MAX_REFUSAL_HOLD, 2 ** (overdrawn - 1));
+  return services.refusalPacer ? services.refusalPacer.holdMs(payer, holdMs) : holdMs;
+}
+
+/** Spaces the held refusals of each payer (an address, an organization): one per REFUSAL_DELAY_MS, every hold spread. */
+export function createRefusalPacer(refusalDelayMs: number): RefusalPacer {
+  return new RefusalPacer({ spacingMs: refusalDelayMs, maxHoldMs: refusalDelayMs * MAX_REFUSAL_HOLD });
 }
 
 /** The longest hold, in multiples of REFUSAL_DELAY_MS: reached by an address asking for 6 times its budget. */
@@ -78,13 +94,16 @@ export async function authenticate(
   services: ApiServices,
   header: string | string[] | undefined,
   clientAddress: string,
+  /** the request was held already, before any work (api/known-refusals.ts) */
+  held = false,
 ): Promise<Authentication> {
+  const hold = (decision: RateLimitDecision) => (held ? undefined : holdRefusal(services, clientAddress, decision));
   const presented = (Array.isArray(header) ? header[0] : header)?.trim();
   const anonymous = services.rateLimits.anonymous;
   if (!presented) {
     const decision = await anonymous.consume(clientAddress);
     if (decision.allowed) return { status: 'missing' };
-    await holdRefusal(services, decision);
+    await hold(decision);
     return { status: 'throttled', decision };
   }
   if (await anonymous.isExhausted(clientAddress)) {
@@ -95,13 +114,13 @@ export async function authenticate(
       if (principal) return { status: 'authenticated', principal };
     }
     const decision = await anonymous.consume(clientAddress);
-    await holdRefusal(services, decision);
+    await hold(decision);
     return { status: 'throttled', decision };
   }
   const principal = await services.apiKeys.authenticate(presented);
   if (principal) return { status: 'authenticated', principal };
   const decision = await anonymous.consume(clientAddress);
-  await holdRefusal(services, decision);
+  await hold(decision);
   return decision.allowed ? { status: 'invalid' } : { status: 'throttled', decision };
 }
 
@@ -125,12 +144,14 @@ export async function admitOrganization(
   services: ApiServices,
   principal: ApiKeyPrincipal | null,
   clientGone: AbortSignal,
+  /** the request was held already, before any work (api/known-refusals.ts) */
+  held = false,
 ): Promise<Admission> {
   if (!principal) return takeSlot(services, KEYLESS_SLOTS, clientGone);
   const spent = services.rateLimits.requests.refusal(principal.organizationId);
   if (spent) {
     services.onRefused?.('requests');
-    await holdRefusal(services);
+    if (!held) await holdRefusal(services, principal.organizationId);
     return { admitted: false, error: rateLimited(spent.retryAfterSeconds), headers: spent.headers };
   }
   return takeSlot(services, principal.organizationId, clientGone);

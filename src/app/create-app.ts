@@ -12,7 +12,8 @@ import { createSubscriptionServer } from '../api/graphql/subscriptions/subscript
 import { errorHandler, notFoundHandler } from '../api/http-errors';
 import { buildOpenApiDocument } from '../api/openapi/openapi-document';
 import { swaggerUiRouter } from '../api/openapi/swagger-ui';
-import type { ApiServices } from '../api/request-context';
+import { holdKnownRefusalsFirst } from '../api/known-refusals';
+import { createRefusalPacer, type ApiServices } from '../api/request-context';
 import { answerRefusal } from '../api/rest/rest-errors';
 import { restRouter } from '../api/rest/rest-router';
 import { RestRouteTable } from '../api/rest/routes';
@@ -56,28 +57,12 @@ export async function createApp(context: AppContext): Promise<Express> {
   app.set('trust proxy', config.trustProxy);
   // The platform's own refusals (and the HTTP server's, http-server.ts) in the interfaces' words.
   app.locals.answerRefusal = answerRefusal;
-  // The route first: the access log, the metrics and the REST front layer all read this one match.
-  app.use(requestRoute(new RestRouteTable()));
-  app.use(accessLog());
-  app.use(securityHeaders());
   const metrics = context.metrics ?? createMetrics();
-  if (config.metrics.enabled) {
-    registerOutboxBacklog(metrics.registry, db.prisma, logger);
-    registerEventsWritten(metrics.registry, db.prisma, logger);
-    registerReplicaMetrics(metrics.registry, db);
-    // On the API's port unless a separate (internal) one is configured: main.ts serves it there.
-    app.use(metricsRouter(metrics, { token: config.metrics.token, answerRefusal, serveEndpoint: config.metrics.port === undefined }));
-  }
-  // Before anything that authenticates or counts: a CORS preflight carries no API key.
-  const cors = corsPolicy(config.corsOrigins);
-  if (cors) app.use(cors);
-  app.use(queryStringLimit(answerRefusal), requestDeadline(config.requestTimeoutMs, answerRefusal));
-  app.use(healthRoutes(db, context.isShuttingDown));
-  const schema = await buildAppSchema();
   const rateLimits = context.rateLimits ?? createRateLimits(config.rateLimits);
   const organizationSlots = context.organizationSlots ?? createConcurrencyLimiter(config.organizationConcurrency);
   const apiKeys = new ApiKeyAuthenticator(db.prisma, db);
   const cursors = new CursorCodec(config.cursorSecret);
+  const refusalPacer = createRefusalPacer(config.refusalDelayMs);
   // One budget and one set of slots for both interfaces; each reports its own refusals to the metrics.
   const services = (api: ApiInterface): ApiServices => {
     const rejected = metrics.rateLimitRejected(api);
@@ -91,9 +76,29 @@ export async function createApp(context: AppContext): Promise<Express> {
       organizationSlots,
       onRefused: rejected,
       refusalDelayMs: config.refusalDelayMs,
+      refusalPacer,
       maxAnswerValues: config.maxAnswerValues,
     };
   };
+  // The route first: the access log, the metrics and the REST front layer all read this one match.
+  app.use(requestRoute(new RestRouteTable()));
+  // Then what is known to be refused waits, before any other work (api/known-refusals.ts).
+  app.use(holdKnownRefusalsFirst(services('rest')));
+  app.use(accessLog());
+  app.use(securityHeaders());
+  if (config.metrics.enabled) {
+    registerOutboxBacklog(metrics.registry, db.prisma, logger);
+    registerEventsWritten(metrics.registry, db.prisma, logger);
+    registerReplicaMetrics(metrics.registry, db);
+    // On the API's port unless a separate (internal) one is configured: main.ts serves it there.
+    app.use(metricsRouter(metrics, { token: config.metrics.token, answerRefusal, serveEndpoint: config.metrics.port === undefined }));
+  }
+  // Before anything that authenticates or counts: a CORS preflight carries no API key.
+  const cors = corsPolicy(config.corsOrigins);
+  if (cors) app.use(cors);
+  app.use(queryStringLimit(answerRefusal), requestDeadline(config.requestTimeoutMs, answerRefusal));
+  app.use(healthRoutes(db, context.isShuttingDown));
+  const schema = await buildAppSchema();
   // Before Apollo on the same path: it answers browsers asking for HTML and passes the rest on.
   app.use(graphiqlRouter({ endpoint: '/graphql', exampleQuery: GRAPHIQL_EXAMPLE_QUERY }));
   app.use(

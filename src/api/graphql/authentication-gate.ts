@@ -8,6 +8,7 @@ import express, { type RequestHandler } from 'express';
 import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import { recordOrganization } from '../../platform/http/access-log';
 import { asAppError, invalidApiKey, notAuthenticated, rateLimited } from '../../shared/errors';
+import { refusalHeldFirst } from '../known-refusals';
 import { MAX_BODY_BYTES } from '../limits';
 import { authenticate, type ApiServices, type Authentication } from '../request-context';
 import { sendGraphqlError } from './format-error';
@@ -27,7 +28,7 @@ export function graphqlAuthentication(services: ApiServices): RequestHandler {
   return async (req, res, next) => {
     let auth: Authentication;
     try {
-      auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '');
+      auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '', refusalHeldFirst(res));
     } catch (error) {
       // The key lookup is the first statement: PostgreSQL being away is answered here, in GraphQL's shape.
       const failure = asAppError(error, req.log);

@@ -6,13 +6,14 @@
  */
 import type { RequestHandler } from 'express';
 import type { ApiKeyPrincipal } from '../../features/auth/api-keys';
+import { refusalHeldFirst } from '../known-refusals';
 import { admitOrganization, clientGoneSignal, type ApiServices } from '../request-context';
 import { sendGraphqlError } from './format-error';
 
 export function withOrganizationSlot(services: ApiServices, handler: RequestHandler): RequestHandler {
   return async (req, res, next) => {
     const principal = res.locals.principal as ApiKeyPrincipal | null;
-    const admission = await admitOrganization(services, principal, clientGoneSignal(res));
+    const admission = await admitOrganization(services, principal, clientGoneSignal(res), refusalHeldFirst(res));
     if (!admission.admitted) {
       res.set(admission.headers);
       return admission.error && sendGraphqlError(res, admission.error);

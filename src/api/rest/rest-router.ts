@@ -16,6 +16,7 @@ import { parseJsonBody, validateArguments, type Location } from '../contract/val
 import { decodeJsonBytes, isJsonContentType } from '../contract/validation/request-body';
 import { rootArgumentsCheckedBeforeExecution } from '../graphql/argument-validation';
 import { declaredStatements } from '../graphql/operation-cost';
+import { refusalHeldFirst } from '../known-refusals';
 import { MAX_BODY_BYTES } from '../limits';
 import type { ApiKeyPrincipal } from '../../features/auth/api-keys';
 import {
@@ -103,7 +104,8 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
     const route = prepared.get(match.route)!;
 
     // The key before the body: without a valid key, at most KEYLESS_MAX_BODY_BYTES of it are read.
-    const auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '');
+    const held = refusalHeldFirst(res);
+    const auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '', held);
     const refusal =
       auth.status === 'throttled'
         ? rateLimited(auth.decision.retryAfterSeconds)
@@ -140,7 +142,7 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
     if (refusal || auth.status !== 'authenticated') return sendRestError(res, refusal ?? invalidApiKey());
     const { principal } = auth;
     recordOrganization(res, principal.organizationId);
-    const admission = await admitOrganization(services, principal, clientGoneSignal(res));
+    const admission = await admitOrganization(services, principal, clientGoneSignal(res), held);
     if (!admission.admitted) {
       res.set(admission.headers);
       return admission.error && sendRestError(res, admission.error);

@@ -10,7 +10,7 @@ import type { PrismaClient } from '../../generated/prisma/client';
 import type { Database } from '../../platform/db/database';
 import type { Subscription } from '../../platform/db/notifications';
 import { Semaphore } from '../../platform/db/statement-limiter';
-import { API_KEY_CHANGES_CHANNEL, digestOfPresented, findApiKey, touchApiKey, type ApiKeyPrincipal } from './api-keys';
+import { API_KEY_CHANGES_CHANNEL, digestOfPresented, findApiKey, touchApiKey, type ApiKeyPrincipal, type FoundApiKey } from './api-keys';
 
 /** How many keys are kept; the oldest entry goes first. */
 const MAX_ENTRIES = 10_000;
@@ -39,6 +39,14 @@ export class ApiKeyAuthenticator {
   /** digest of a key found unknown → when that was found */
   private readonly unknown = new Map<string, number>();
   private readonly lookups = new Semaphore(MAX_CONCURRENT_LOOKUPS);
+  /**
+   * Lookups under way, by digest, with the generation they started in: the 50 connections of one
+   * client presenting the same key at once wait for one statement, not 50 in line (a flood of one
+   * wrong key per address queued 2,000 lookups behind MAX_CONCURRENT_LOOKUPS). A request joins
+   * only a lookup that started after the last change heard, so a revocation is never answered
+   * from a row read before it.
+   */
+  private readonly inFlight = new Map<string, { generation: number; found: Promise<FoundApiKey | null> }>();
   private readonly changes: Subscription;
   /** Bumped by every change heard: a lookup that started before one must not be cached. */
   private generation = 0;
@@ -68,6 +76,21 @@ export class ApiKeyAuthenticator {
     return entry && Date.now() - entry.cachedAt <= MAX_AGE_MS ? entry.principal : undefined;
   }
 
+  /** Whether this process found the key unknown (or malformed) lately: its answer is a 401 without asking the database. */
+  knownUnknown(presented: string): boolean {
+    const digest = digestOfPresented(presented);
+    if (digest === null) return true;
+    const unknownSince = this.unknown.get(digest);
+    return unknownSince !== undefined && Date.now() - unknownSince <= UNKNOWN_KEY_MS;
+  }
+
+  /** The lookup of this key under way, if any: what the key is will be known when it settles. */
+  lookupUnderWay(presented: string): Promise<unknown> | undefined {
+    const digest = digestOfPresented(presented);
+    const underWay = digest === null ? undefined : this.inFlight.get(digest);
+    return underWay && underWay.generation === this.generation ? underWay.found : undefined;
+  }
+
   /** The key's organization, or null when unknown, malformed or revoked. */
   async authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
     const digest = digestOfPresented(presented);
@@ -80,8 +103,8 @@ export class ApiKeyAuthenticator {
     }
     const unknownSince = this.unknown.get(digest);
     if (unknownSince !== undefined && now - unknownSince <= UNKNOWN_KEY_MS) return null;
-    const generation = this.generation;
-    const found = await this.lookups.run(() => findApiKey(this.prisma, digest));
+    const { generation, found: lookup } = this.lookUp(digest);
+    const found = await lookup;
     if (!found) {
       this.unknown.delete(digest);
       if (this.unknown.size >= MAX_ENTRIES) this.unknown.delete(this.unknown.keys().next().value!);
@@ -96,5 +119,17 @@ export class ApiKeyAuthenticator {
       this.entries.set(digest, { principal: found.principal, cachedAt: now, lastUsedAt: touched ? new Date(now) : found.lastUsedAt });
     }
     return found.principal;
+  }
+
+  private lookUp(digest: string): { generation: number; found: Promise<FoundApiKey | null> } {
+    const underWay = this.inFlight.get(digest);
+    if (underWay && underWay.generation === this.generation) return underWay;
+    const lookup = { generation: this.generation, found: this.lookups.run(() => findApiKey(this.prisma, digest)) };
+    this.inFlight.set(digest, lookup);
+    const done = () => {
+      if (this.inFlight.get(digest) === lookup) this.inFlight.delete(digest);
+    };
+    lookup.found.then(done, done);
+    return lookup;
   }
 }

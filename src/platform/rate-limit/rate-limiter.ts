@@ -46,15 +46,15 @@ const MAX_REMEMBERED_REFUSALS = 10_000;
  * rate-limiter-flexible counts a refused consume too, so the budget stays overdrawn.
  */
 function refusalMemory() {
-  const until = new Map<string, { expiresAt: number; policy: RateLimitPolicy }>();
+  const until = new Map<string, { expiresAt: number; policy: RateLimitPolicy; overdrawn: number }>();
   return {
-    remember(key: string, policy: RateLimitPolicy, msBeforeNext: number) {
+    remember(key: string, policy: RateLimitPolicy, msBeforeNext: number, overdrawn: number) {
       if (until.size >= MAX_REMEMBERED_REFUSALS) {
         const now = Date.now();
         for (const [k, v] of until) if (v.expiresAt <= now) until.delete(k);
         if (until.size >= MAX_REMEMBERED_REFUSALS) until.clear();
       }
-      until.set(key, { expiresAt: Date.now() + msBeforeNext, policy });
+      until.set(key, { expiresAt: Date.now() + msBeforeNext, policy, overdrawn });
     },
     recall(key: string): RateLimitDecision | undefined {
       const entry = until.get(key);
@@ -64,7 +64,7 @@ function refusalMemory() {
         until.delete(key);
         return undefined;
       }
-      return refused(entry.policy, Math.max(1, Math.ceil(left / 1000)));
+      return { ...refused(entry.policy, Math.max(1, Math.ceil(left / 1000))), overdrawn: entry.overdrawn };
     },
   };
 }
@@ -111,7 +111,7 @@ export function createRateLimiter(policy: RateLimitPolicy, redis?: Redis): RateL
         };
         // Only a refusal of the shared budget holds until its window ends: one from the insurance
         // limiter (Redis away) says nothing of the budget Redis will count again once back.
-        if (!redis || redis.status === 'ready') refusals.remember(key, policy, rejection.msBeforeNext);
+        if (!redis || redis.status === 'ready') refusals.remember(key, policy, rejection.msBeforeNext, decision.overdrawn);
         return decision;
       }
     },

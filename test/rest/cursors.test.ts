@@ -265,13 +265,21 @@ describe.each(DATABASE_KINDS)('cursors and conditional requests on %s', (kind) =
     expect(overGraphql.body.data!.reports.items.map((r) => r.token)).toEqual(restNext.body!.items.map((r) => r.token));
   });
 
-  it('fetch-one: a strong ETag read before the document, 304 on If-None-Match without loading it, a new ETag after an update', async () => {
+  it('fetch-one: a strong ETag, 304 on If-None-Match without loading the document, a new ETag after an update', async () => {
     const token = server.dataset.reports.find((r) => r.organization_id === organizationId)!.token;
+    server.resetQueryLog();
     const first = await get(`/public/reports/${token}`);
     expect(first.status).toBe(200);
     const etag = first.headers.get('etag')!;
     expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
     expect(first.headers.get('cache-control')).toBe('private, no-cache');
+    // Without If-None-Match the ETag comes from the answer's updated_at: one statement, no version probe.
+    expect(server.queries.filter((q) => /SELECT r\.updated_at FROM reports r WHERE/.test(q))).toEqual([]);
+    expect(server.queries.filter((q) => q.includes('r.data'))).toHaveLength(1);
+    // ...and it is the ETag the probe gives when If-None-Match is sent (a 200 for another tag).
+    const probed = await get(`/public/reports/${token}`, { 'if-none-match': '"another"' });
+    expect(probed.status).toBe(200);
+    expect(probed.headers.get('etag')).toBe(etag);
 
     server.resetQueryLog();
     const again = await get(`/public/reports/${token}`, { 'if-none-match': etag });

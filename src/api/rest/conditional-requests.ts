@@ -5,8 +5,11 @@
  * GraphQL document, so a release that changes the answer's shape changes every ETag. A matching
  * `If-None-Match` is answered 304 without executing the document or loading the ~8 KB report.
  *
- * The version is read before the document, so a 200's body is never older than its ETag (a write
- * in between gives a newer body under the older ETag: the client's next request simply gets a 200).
+ * With `If-None-Match`, the version is read before the document, so a 200's body is never older
+ * than its ETag (a write in between gives a newer body under the older ETag: the client's next
+ * request simply gets a 200). Without it there is nothing to compare: a route whose answer carries
+ * its version (a report's `updated_at`) takes the ETag from the answer itself, the same row as the
+ * body, and saves the probe (one statement of two for a report fetched whole).
  */
 import { createHash } from 'node:crypto';
 import { print, type DocumentNode } from 'graphql';
@@ -16,9 +19,16 @@ import { userVersion } from '../../features/users/users.service';
 
 type VersionReader = (context: RequestContext, organizationId: string, variables: Record<string, unknown>) => Promise<Date | null>;
 
-/** Routes answered from one row, and how to read that row's version. */
-const VERSIONED_ROUTES: Readonly<Record<string, { id: string; read: VersionReader }>> = {
-  'Query.report': { id: 'report_id', read: (c, org, v) => reportVersion(c.reads, org, String(v.report_id).toLowerCase()) },
+/** The version an answer carries (its `updated_at` as the REST body writes it: `Date#toISOString`). */
+const updatedAtOf = (answer: unknown): string | undefined => {
+  const updatedAt = (answer as { updated_at?: unknown } | null | undefined)?.updated_at;
+  return typeof updatedAt === 'string' ? updatedAt : undefined;
+};
+
+/** Routes answered from one row, how to read that row's version, and where their answer carries it (if it does). */
+const VERSIONED_ROUTES: Readonly<Record<string, { id: string; read: VersionReader; inAnswer?: (answer: unknown) => string | undefined }>> = {
+  'Query.report': { id: 'report_id', read: (c, org, v) => reportVersion(c.reads, org, String(v.report_id).toLowerCase()), inAnswer: updatedAtOf },
+  // A user's REST body has no updated_at: its ETag always comes from the probe.
   'Query.user': { id: 'user_id', read: (c, org, v) => userVersion(c.reads, org, String(v.user_id).toLowerCase()) },
 };
 
@@ -30,6 +40,8 @@ export function hasConditionalRequests(field: string): boolean {
 export interface EntityTagger {
   /** The strong ETag of this request's answer, or null when the row does not exist (the route answers 404). */
   etagOf(context: RequestContext, organizationId: string, variables: Record<string, unknown>): Promise<string | null>;
+  /** The same ETag read from the answer itself, on routes whose answer carries its version (else absent). */
+  etagOfAnswer?(answer: unknown, variables: Record<string, unknown>): string | null;
 }
 
 /** The route's tagger, or undefined for routes without conditional requests. */
@@ -40,14 +52,22 @@ export function entityTagger(field: string, document: DocumentNode): EntityTagge
     .update(`etag v1\n${print(document)}`)
     .digest('hex')
     .slice(0, 16);
+  const etag = (variables: Record<string, unknown>, updatedAt: string) => {
+    const id = String(variables[versioned.id]).toLowerCase();
+    return `"${createHash('sha256').update(`${salt}\n${id}\n${updatedAt}`).digest('base64url').slice(0, 27)}"`;
+  };
+  const { inAnswer } = versioned;
   return {
     async etagOf(context, organizationId, variables) {
       const updatedAt = await versioned.read(context, organizationId, variables);
-      if (!updatedAt) return null;
-      const id = String(variables[versioned.id]).toLowerCase();
-      const digest = createHash('sha256').update(`${salt}\n${id}\n${updatedAt.toISOString()}`).digest('base64url').slice(0, 27);
-      return `"${digest}"`;
+      return updatedAt ? etag(variables, updatedAt.toISOString()) : null;
     },
+    ...(inAnswer && {
+      etagOfAnswer(answer, variables) {
+        const updatedAt = inAnswer(answer);
+        return updatedAt === undefined ? null : etag(variables, updatedAt);
+      },
+    }),
   };
 }
 

@@ -184,10 +184,12 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
       log: req.log ?? logger,
       idempotencyKey: idempotencyKey as string | undefined,
     });
+    // Without If-None-Match nothing is compared: the ETag comes from the answer when it carries its version.
+    const tagFromAnswer = route.tagger?.etagOfAnswer && req.headers['if-none-match'] === undefined ? route.tagger.etagOfAnswer : undefined;
     if (route.route.method === 'GET') {
       // Tenants' data: a browser may keep it but must ask again (ETag) before using it; no shared cache may.
       res.set('cache-control', 'private, no-cache');
-      if (route.tagger) {
+      if (route.tagger && !tagFromAnswer) {
         const etag = await route.tagger.etagOf(context, principal.organizationId, variables);
         if (etag) {
           res.set('etag', etag);
@@ -203,8 +205,11 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
         document: route.document,
         variables,
         onResult: (result) => {
-          const page = result.data?.[fieldNameOf(route.route)] as { next_cursor?: unknown } | null | undefined;
+          const answer = result.data?.[fieldNameOf(route.route)];
+          const page = answer as { next_cursor?: unknown } | null | undefined;
           if (typeof page?.next_cursor === 'string') res.set('link', nextLink(req, route.route, page.next_cursor));
+          const etag = tagFromAnswer?.(answer, variables);
+          if (etag) res.set('etag', etag);
         },
       });
       return sendJson(res, answer.status, answer.body);

@@ -26,11 +26,16 @@ const updatedAtOf = (answer: unknown): string | undefined => {
 };
 
 /** Routes answered from one row, how to read that row's version, and where their answer carries it (if it does). */
-const VERSIONED_ROUTES: Readonly<Record<string, { id: string; read: VersionReader; inAnswer?: (answer: unknown) => string | undefined }>> = {
-  'Query.report': { id: 'report_id', read: (c, org, v) => reportVersion(c.reads, org, String(v.report_id).toLowerCase()), inAnswer: updatedAtOf },
-  // A user's REST body has no updated_at: its ETag always comes from the probe.
-  'Query.user': { id: 'user_id', read: (c, org, v) => userVersion(c.reads, org, String(v.user_id).toLowerCase()) },
-};
+const VERSIONED_ROUTES: Readonly<Record<string, { id: string; read: VersionReader; inAnswer?: (answer: unknown) => string | undefined }>> =
+  {
+    'Query.report': {
+      id: 'report_id',
+      read: (c, org, v) => reportVersion(c.reads, org, String(v.report_id).toLowerCase()),
+      inAnswer: updatedAtOf,
+    },
+    // A user's REST body has no updated_at: its ETag always comes from the probe.
+    'Query.user': { id: 'user_id', read: (c, org, v) => userVersion(c.reads, org, String(v.user_id).toLowerCase()) },
+  };
 
 /** Whether the route answers ETag / If-None-Match (the OpenAPI document says so). */
 export function hasConditionalRequests(field: string): boolean {

@@ -5,7 +5,7 @@
  *   them, with or without a key; introspection costs the answer it builds;
  * - N3: a price kept for `{"n": null}` is not reused for `{}` (the default then applies);
  * - N4: introspection is charged by the size of its answer;
- * - N5: a document refused at parse, validation or limits is charged by its length;
+ * - N5: a document refused at parse, validation or limits is charged by its length or the work of refusing it (1 point a millisecond), whichever is more;
  * - keyless requests share one set of slots.
  */
 import { getIntrospectionQuery } from 'graphql';
@@ -124,6 +124,12 @@ describe.each(['pglite', 'postgres'] as const)('cost follows work on %s', (kind)
     expect(omitted.status).toBe(400);
     expect(omitted.body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', maximumCost: 50_000 });
     expect(omitted.bytes).toBeLessThan(1_000);
+  });
+
+  it('N1 refused is charged by the work of refusing it, though its 1,528 characters are under a point', async () => {
+    const points = await charged(async () => expect((await post(N1, key)).status).toBe(400));
+    expect(N1.length).toBeLessThan(2_000);
+    expect(points).toBeGreaterThanOrEqual(2);
   });
 
   it('N4: introspection is charged by the size of its answer (the standard query: 6 points)', async () => {

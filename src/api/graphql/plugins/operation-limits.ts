@@ -2,7 +2,8 @@
  * Before anything executes: refuse an operation that costs too much (values it may return, SQL
  * statements, top-level fields; less without a key), then charge the organization's rate-limit
  * budget with the statements it may run and the introspection answer it builds. Documents that
- * fail to parse, validate or fit are charged too, by their length: refusing them costs CPU.
+ * fail to parse, validate or fit are charged too, by the work of refusing them (the milliseconds
+ * parsing, validation and pricing took) or their length, whichever is more: refusing them costs CPU.
  */
 import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
@@ -25,7 +26,19 @@ const tooComplex = (message: string, extra: Record<string, unknown>) => requestE
 /** Characters of a refused document per point charged: a 30 kB document that fails validation costs ~15. */
 export const REFUSED_CHARACTERS_PER_POINT = 2_000;
 
-const refusalPoints = (source: string | undefined) => (source?.length ?? 0) / REFUSED_CHARACTERS_PER_POINT;
+/**
+ * Milliseconds of refusing work per point charged. The keyless introspection document of issue 22
+ * (N1) is 1,528 characters, 1 point by length, but its validation takes ~9 ms: 60 of them a minute
+ * per address (the keyless budget) held another tenant's requests back by 50 ms.
+ */
+export const REFUSED_MS_PER_POINT = 1;
+
+const refusalPoints = (source: string | undefined, workMs: number) =>
+  Math.max((source?.length ?? 0) / REFUSED_CHARACTERS_PER_POINT, workMs / REFUSED_MS_PER_POINT);
+
+/** Milliseconds spent on a request's document so far (parsing, validation, pricing): what a refusal of it cost. */
+const documentWork = new WeakMap<object, number>();
+const addWork = (requestContext: object, ms: number) => documentWork.set(requestContext, (documentWork.get(requestContext) ?? 0) + ms);
 
 /** Why an operation is refused before it runs, or undefined. */
 export function refusal(cost: OperationCost, keyless: boolean): Error | undefined {
@@ -56,25 +69,32 @@ export function refusal(cost: OperationCost, keyless: boolean): Error | undefine
 }
 
 export function operationLimitsPlugin(schema: GraphQLSchema, services: ApiServices): ApolloServerPlugin<RequestContext> {
-  const chargeRefused = async ({ contextValue, source }: GraphQLRequestContext<RequestContext>) => {
-    await chargeWork(services, contextValue, refusalPoints(source));
+  const chargeRefused = async (requestContext: GraphQLRequestContext<RequestContext>) => {
+    const { contextValue, source } = requestContext;
+    await chargeWork(services, contextValue, refusalPoints(source, documentWork.get(requestContext) ?? 0));
   };
   return {
     async requestDidStart() {
       return {
         async parsingDidStart(requestContext) {
+          const started = performance.now();
           return async (error) => {
+            addWork(requestContext, performance.now() - started);
             if (error) await chargeRefused(requestContext);
           };
         },
         async validationDidStart(requestContext) {
+          const started = performance.now();
           return async (errors) => {
+            addWork(requestContext, performance.now() - started);
             if (errors?.length) await chargeRefused(requestContext);
           };
         },
         async didResolveOperation(requestContext) {
           const { request, document, operation, contextValue, response } = requestContext;
+          const pricing = performance.now();
           const cost = operation ? cachedOperationCost(schema, document, operation, request.variables ?? {}) : undefined;
+          addWork(requestContext, performance.now() - pricing);
           if (!cost) return;
           const refused = refusal(cost, !contextValue.principal);
           if (refused) {

@@ -89,6 +89,14 @@ describe.each(['pglite', 'postgres'] as const)('cost follows work on %s', (kind)
       });
     });
 
+    it('without a key it is refused before Apollo validates it, in the very words Apollo uses with a key', async () => {
+      const keyless = await post(N1, undefined);
+      const keyed = await post(N1, key);
+      expect(keyless.status).toBe(keyed.status);
+      expect(keyless.body).toEqual(keyed.body);
+      expect(keyless.headers.get('content-type')).toBe(keyed.headers.get('content-type'));
+    });
+
     it('nested fragments (a million fields from 1 kB) are refused without being walked, introspection or data', async () => {
       const introspection = await post(nestedFragments('__type(name: "Report")', 'name'), undefined);
       expect(introspection.status).toBe(400);

@@ -10,7 +10,9 @@ import { recordOrganization } from '../../platform/http/access-log';
 import { asAppError, invalidApiKey, notAuthenticated, rateLimited } from '../../shared/errors';
 import { refusalHeldFirst } from '../known-refusals';
 import { MAX_BODY_BYTES } from '../limits';
-import { authenticate, type ApiServices, type Authentication } from '../request-context';
+import { authenticate, chargeWork, type ApiServices, type Authentication } from '../request-context';
+import { refusalPoints } from './plugins/operation-limits';
+import { selectionShapeErrors } from './selection-shape-rule';
 import { sendGraphqlError } from './format-error';
 
 /** An introspection query (GraphiQL's, graphql-js's) is under 250 tokens. */
@@ -70,32 +72,50 @@ export function graphqlBodyReader(): RequestHandler {
   };
 }
 
-/** A request without a valid key goes on only when its document only introspects the schema. */
-export const admitKeyless: RequestHandler = (req, res, next) => {
-  const auth = res.locals.authentication as Authentication | undefined;
-  if (auth?.status === 'authenticated') return next();
-  if (isIntrospectionOnly(documentTextOf(req.method === 'GET' ? req.query : req.body))) {
+/**
+ * A request without a valid key goes on only when its document only introspects the schema. One
+ * whose selection is too wide or deep once its fragments expand is refused here, from the document
+ * parsed for this check, with the validation error Apollo would give: Apollo runs all of
+ * graphql-js's rules over it first (the 1,528 characters of issue 22's N1 took ~8 ms of
+ * validation, ~0.3 ms here), and keyless clients are many.
+ */
+export function admitKeyless(services: ApiServices): RequestHandler {
+  return async (req, res, next) => {
+    const auth = res.locals.authentication as Authentication | undefined;
+    if (auth?.status === 'authenticated') return next();
+    const started = performance.now();
+    const text = documentTextOf(req.method === 'GET' ? req.query : req.body);
+    const document = introspectionOnlyDocument(text);
+    if (!document) return sendGraphqlError(res, auth?.status === 'missing' ? notAuthenticated() : invalidApiKey());
+    const [tooWide] = selectionShapeErrors(document);
+    if (tooWide) {
+      await chargeWork(services, { principal: null, clientAddress: req.ip ?? '' }, refusalPoints(text, performance.now() - started));
+      return res
+        .status(400)
+        .json({ errors: [{ ...tooWide.toJSON(), extensions: { ...tooWide.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+    }
     res.locals.principal = null;
     return next();
-  }
-  return sendGraphqlError(res, auth?.status === 'missing' ? notAuthenticated() : invalidApiKey());
-};
+  };
+}
 
 function documentTextOf(params: unknown): string | undefined {
   const query = (params as { query?: unknown } | undefined)?.query;
   return typeof query === 'string' ? query : undefined;
 }
 
-export function isIntrospectionOnly(text: string | undefined): boolean {
-  if (text === undefined) return false;
+/** The document, parsed within the keyless token budget, when it only introspects the schema. */
+function introspectionOnlyDocument(text: string | undefined): DocumentNode | undefined {
+  if (text === undefined) return undefined;
   let document: DocumentNode;
   try {
-    document = parse(text, { maxTokens: KEYLESS_MAX_TOKENS, noLocation: true });
+    document = parse(text, { maxTokens: KEYLESS_MAX_TOKENS });
   } catch {
-    return false;
+    return undefined;
   }
   const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
-  return operations.length > 0 && operations.every((operation) => onlyIntrospects(document, operation.selectionSet, 0));
+  const introspects = operations.length > 0 && operations.every((operation) => onlyIntrospects(document, operation.selectionSet, 0));
+  return introspects ? document : undefined;
 }
 
 function onlyIntrospects(document: DocumentNode, selectionSet: SelectionSetNode, depth: number): boolean {

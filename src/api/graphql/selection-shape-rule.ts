@@ -4,7 +4,7 @@
  * linear in the document's text. graphql-depth-limit, used before, followed every spread of every
  * fragment: a document of nested fragments made it walk an exponential tree before it could say no.
  */
-import { GraphQLError, type ValidationContext, type ValidationRule } from 'graphql';
+import { GraphQLError, type DocumentNode, type ValidationContext, type ValidationRule } from 'graphql';
 import { selectionShapes } from './selection-shape';
 
 export const MAX_QUERY_DEPTH = 8;
@@ -16,19 +16,25 @@ export const MAX_QUERY_DEPTH = 8;
 export const MAX_EXPANDED_FIELDS = 10_000;
 
 export const selectionShapeRule: ValidationRule = (context: ValidationContext) => {
-  const document = context.getDocument();
+  for (const error of selectionShapeErrors(context.getDocument())) context.reportError(error);
+  return {};
+};
+
+/** The document's operations that select too many fields or nest too deep, as validation errors. */
+export function selectionShapeErrors(document: DocumentNode): GraphQLError[] {
+  const errors: GraphQLError[] = [];
   for (const [operation, shape] of selectionShapes(document)) {
     const name = operation.name?.value;
     const subject = name ? `Operation '${name}'` : 'The query';
     if (shape.fields > MAX_EXPANDED_FIELDS) {
-      context.reportError(
+      errors.push(
         new GraphQLError(
           `${subject} selects ${shape.fields} fields once its fragments are expanded; at most ${MAX_EXPANDED_FIELDS}: select fewer fields`,
           { nodes: [operation], extensions: { expandedFields: shape.fields, maximumExpandedFields: MAX_EXPANDED_FIELDS } },
         ),
       );
     } else if (shape.depth > MAX_QUERY_DEPTH) {
-      context.reportError(
+      errors.push(
         new GraphQLError(`${subject} is nested more than ${MAX_QUERY_DEPTH} levels deep: select fewer nested relations`, {
           nodes: [operation],
           extensions: { maximumDepth: MAX_QUERY_DEPTH },
@@ -36,5 +42,5 @@ export const selectionShapeRule: ValidationRule = (context: ValidationContext) =
       );
     }
   }
-  return {};
-};
+  return errors;
+}

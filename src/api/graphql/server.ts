@@ -106,7 +106,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     graphqlAuthentication(services),
     graphqlBodyReader(),
     graphqlBodyErrors,
-    admitKeyless,
+    admitKeyless(services),
     withOrganizationSlot(
       services,
       expressMiddleware(server, {

@@ -33,7 +33,8 @@ export const REFUSED_CHARACTERS_PER_POINT = 2_000;
  */
 export const REFUSED_MS_PER_POINT = 1;
 
-const refusalPoints = (source: string | undefined, workMs: number) =>
+/** What refusing a document is charged: its length or the work of refusing it, whichever is more. */
+export const refusalPoints = (source: string | undefined, workMs: number) =>
   Math.max((source?.length ?? 0) / REFUSED_CHARACTERS_PER_POINT, workMs / REFUSED_MS_PER_POINT);
 
 /** Milliseconds spent on a request's document so far (parsing, validation, pricing): what a refusal of it cost. */

@@ -13,7 +13,7 @@ import { MAX_BODY_BYTES } from '../limits';
 import { authenticate, chargeWork, type ApiServices, type Authentication } from '../request-context';
 import { refusalPoints } from './plugins/operation-limits';
 import { selectionShapeErrors } from './selection-shape-rule';
-import { sendGraphqlError } from './format-error';
+import { sendGraphqlError, sendGraphqlValidationError } from './format-error';
 
 /** An introspection query (GraphiQL's, graphql-js's) is under 250 tokens. */
 export const KEYLESS_MAX_TOKENS = 1_000;

@@ -91,6 +91,11 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
  * refused), in the shape Apollo gives its own request errors. `status` when the HTTP status is
  * not the code's (body-parser's 413 and 415 are BAD_REQUEST to GraphQL clients).
  */
+/** A validation error found before Apollo runs (authentication-gate.ts), in the words and status Apollo gives it. */
+export function sendGraphqlValidationError(res: Response, error: GraphQLError): void {
+  res.status(400).json({ errors: [{ ...error.toJSON(), extensions: { ...error.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+}
+
 export function sendGraphqlError(res: Response, error: AppError, status: number = error.status): void {
   if (error.details.credentialsMissing) res.set('www-authenticate', 'APIKey');
   if (error.details.retryAfterSeconds !== undefined) res.set('retry-after', String(error.details.retryAfterSeconds));

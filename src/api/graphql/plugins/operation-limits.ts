@@ -9,6 +9,7 @@ import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../../../features/context';
 import { AppError, rateLimited } from '../../../shared/errors';
+import { EventLoopTurns } from '../../../platform/event-loop-turns';
 import { chargeRequest, chargeWork, type ApiServices } from '../../request-context';
 import { requestError } from '../format-error';
 import {
@@ -69,7 +70,17 @@ export function refusal(cost: OperationCost, keyless: boolean): Error | undefine
   return undefined;
 }
 
+/**
+ * Documents longer than this take a turn on the event loop (platform/event-loop-turns.ts) before
+ * they are parsed and before they are validated: a whole report's document is ~4,000 characters,
+ * an ordinary page's a few hundred.
+ */
+export const LARGE_DOCUMENT_CHARACTERS = 2_000;
+
 export function operationLimitsPlugin(schema: GraphQLSchema, services: ApiServices): ApolloServerPlugin<RequestContext> {
+  const turns = new EventLoopTurns();
+  const noTurn = () => undefined;
+  const takeTurn = async (source: string | undefined) => ((source?.length ?? 0) > LARGE_DOCUMENT_CHARACTERS ? turns.take() : noTurn);
   const chargeRefused = async (requestContext: GraphQLRequestContext<RequestContext>) => {
     const { contextValue, source } = requestContext;
     await chargeWork(services, contextValue, refusalPoints(source, documentWork.get(requestContext) ?? 0));
@@ -78,15 +89,19 @@ export function operationLimitsPlugin(schema: GraphQLSchema, services: ApiServic
     async requestDidStart() {
       return {
         async parsingDidStart(requestContext) {
+          const endTurn = await takeTurn(requestContext.source);
           const started = performance.now();
           return async (error) => {
+            endTurn();
             addWork(requestContext, performance.now() - started);
             if (error) await chargeRefused(requestContext);
           };
         },
         async validationDidStart(requestContext) {
+          const endTurn = await takeTurn(requestContext.source);
           const started = performance.now();
           return async (errors) => {
+            endTurn();
             addWork(requestContext, performance.now() - started);
             if (errors?.length) await chargeRefused(requestContext);
           };

@@ -90,9 +90,7 @@ export function admitKeyless(services: ApiServices): RequestHandler {
     const [tooWide] = selectionShapeErrors(document);
     if (tooWide) {
       await chargeWork(services, { principal: null, clientAddress: req.ip ?? '' }, refusalPoints(text, performance.now() - started));
-      return res
-        .status(400)
-        .json({ errors: [{ ...tooWide.toJSON(), extensions: { ...tooWide.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+      return sendGraphqlValidationError(res, tooWide);
     }
     res.locals.principal = null;
     return next();

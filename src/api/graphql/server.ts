@@ -4,16 +4,19 @@
  * body; Apollo's hooks once the document is parsed; the schema's resolvers while it runs), and
  * each is one file:
  *
+ *  0. (app-wide, before any of this) a refusal this instance already knows is held first
+ *     (api/known-refusals.ts);
  *  1. the key, before the body is read: `graphqlAuthentication` (authentication-gate.ts);
  *     without a valid one, at most 16 kB are read, and only introspection goes on;
  *  2. the body read and refused when malformed: `graphqlBodyReader`, `graphqlBodyErrors`
- *     (malformed-requests.ts); keyless requests share one set of slots: `admitKeyless`;
+ *     (malformed-requests.ts); a keyless document too wide once its fragments expand is refused
+ *     and keyless requests share one set of slots: `admitKeyless`;
  *  3. one of the organization's slots (requests in progress at once): `withOrganizationSlot`
  *     (organization-admission.ts);
  *  4. the request context (createRequestContext: loaders, statement limiter, answer budget);
  *  5. Apollo parses (MAX_DOCUMENT_TOKENS) and validates, with the expanded selection bounded
- *     (`selectionShapeRule`); a refused document is charged by its length
- *     (plugins/operation-limits.ts);
+ *     (`selectionShapeRule`); a large document takes a turn on the event loop before each, and a
+ *     refused document is charged the work of refusing it or its length (plugins/operation-limits.ts);
  *  6. operation types other than query and mutation refused (plugins/unsupported-operation.ts);
  *  7. the price: refused past the limits, else charged to the budget (plugins/operation-limits.ts,
  *     operation-cost.ts);

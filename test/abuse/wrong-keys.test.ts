@@ -67,20 +67,26 @@ describe.each(['pglite', 'postgres'] as const)('wrong keys on %s', (kind) => {
     expect(((await malformed.json()) as { detail: { type: string }[] }).detail[0]!.type).toBe('json_invalid');
   });
 
+  /** A connection to lock api_keys with, and the count of key lookups waiting behind that lock. */
+  const lookupWatch = async () => {
+    const locker = new pg.Client({ connectionString: server.databaseUrl });
+    await locker.connect();
+    const observer = new pg.Client({ connectionString: server.databaseUrl });
+    await observer.connect();
+    const waitingLookups = async () =>
+      Number(
+        (
+          await observer.query<{ n: string }>(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM api_keys WHERE digest%'`,
+          )
+        ).rows[0]!.n,
+      );
+    return { locker, observer, waitingLookups };
+  };
+
   if (kind === 'postgres') {
     it('20 connections presenting the same new wrong key at once wait for one lookup', async () => {
-      const locker = new pg.Client({ connectionString: server.databaseUrl });
-      await locker.connect();
-      const observer = new pg.Client({ connectionString: server.databaseUrl });
-      await observer.connect();
-      const waitingLookups = async () =>
-        Number(
-          (
-            await observer.query<{ n: string }>(
-              `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM api_keys WHERE digest%'`,
-            )
-          ).rows[0]!.n,
-        );
+      const { locker, observer, waitingLookups } = await lookupWatch();
       try {
         // The lookup waits behind this lock: every connection arrives while it is under way.
         await locker.query('BEGIN; LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE');
@@ -103,18 +109,7 @@ describe.each(['pglite', 'postgres'] as const)('wrong keys on %s', (kind) => {
       const victim = server.keys[1]!;
       expect((await fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': victim } })).status).toBe(200);
       // Every lookup of api_keys waits behind this lock until it is released.
-      const locker = new pg.Client({ connectionString: server.databaseUrl });
-      await locker.connect();
-      const observer = new pg.Client({ connectionString: server.databaseUrl });
-      await observer.connect();
-      const waitingLookups = async () =>
-        Number(
-          (
-            await observer.query<{ n: string }>(
-              `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM api_keys WHERE digest%'`,
-            )
-          ).rows[0]!.n,
-        );
+      const { locker, observer, waitingLookups } = await lookupWatch();
       try {
         await locker.query('BEGIN; LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE');
         const flood = Array.from({ length: 30 }, (_, i) =>

@@ -220,17 +220,24 @@ function startApp(variant: Variant, databaseUrl: string, env: Record<string, str
   });
 }
 
-/** One load generator process running `clients` for `duration` seconds. */
-function generateLoad(clients: ClientSpec[], duration: number): Promise<LoadResult> {
+/** One load generator process, loaded and waiting: `start` runs `clients` for `duration` seconds. */
+async function loadGenerator(): Promise<{ start: (clients: ClientSpec[], duration: number) => Promise<LoadResult> }> {
   const child = fork(path.join(__dirname, 'load-client.ts'), [], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  return new Promise((resolve, reject) => {
-    child.once('message', (result: LoadResult) => resolve(result));
-    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`load client exited with ${code}`))));
-    child.send({ clients, duration });
-  });
+  const exited = new Promise<never>((_resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`load client exited with ${code}`)))),
+  );
+  exited.catch(() => undefined);
+  await Promise.race([new Promise((resolve) => child.once('message', resolve)), exited]);
+  return {
+    start: (clients, duration) => {
+      const answered = new Promise<LoadResult>((resolve) => child.once('message', (result: LoadResult) => resolve(result)));
+      child.send({ clients, duration });
+      return Promise.race([answered, exited]);
+    },
+  };
 }
 
 interface RunResult {
@@ -304,11 +311,12 @@ async function runOnce(
       connections: attack.connections ?? 1,
     }));
     await warmUp(victimClient, attackerClients[0], attack.spentFirst ?? false);
+    const [victimLoad, attackerLoad] = await Promise.all([loadGenerator(), attackerClients.length > 0 ? loadGenerator() : undefined]);
     const cpuBefore = cpuMs(app.child.pid!);
     if (showTimeline) log(`  load starts at ${new Date().toISOString()}`);
     const [victim, attackers] = await Promise.all([
-      generateLoad([victimClient], duration),
-      attackerClients.length > 0 ? generateLoad(attackerClients, duration) : Promise.resolve({ clients: [], cpuMs: 0 }),
+      victimLoad.start([victimClient], duration),
+      attackerLoad ? attackerLoad.start(attackerClients, duration) : { clients: [], cpuMs: 0 },
     ]);
     const cpu = cpuMs(app.child.pid!) - cpuBefore;
     if (showTimeline) {

@@ -52,6 +52,9 @@ function run(spec: ClientSpec, duration: number): Promise<ClientResult> {
   });
 }
 
+// Ready once loaded: bench/abuse.ts starts every client together only when all are, so that one
+// client's start-up (tsx, autocannon) does not compete with another's first timed requests.
+process.send!({ ready: true });
 process.once('message', (message: { clients: ClientSpec[]; duration: number }) => {
   const before = process.cpuUsage();
   void Promise.all(message.clients.map((spec) => run(spec, message.duration))).then(

@@ -307,6 +307,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       limit: integer(env, 'ORG_CONCURRENT_REQUESTS', 4, 0),
       maxQueued: integer(env, 'ORG_QUEUED_REQUESTS', 16, 0),
       maxWaitMs: integer(env, 'ORG_QUEUE_WAIT_MS', 1_000, 0),
+      // While the event loop is busy and shared by several organizations: each one's cap (0: off).
+      whenBusy: integer(env, 'ORG_CONCURRENT_REQUESTS_WHEN_BUSY', 1, 0),
     },
     refusalDelayMs: integer(env, 'REFUSAL_DELAY_MS', 500, 0),
     maxAnswerValues: integer(env, 'MAX_ANSWER_VALUES', DEFAULT_MAX_ANSWER_VALUES, 1_000),

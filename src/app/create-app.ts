@@ -32,6 +32,7 @@ import { metricsRouter } from '../platform/metrics/metrics-router';
 import { registerReplicaMetrics } from '../platform/metrics/replica-metrics';
 import { registerEventsWritten } from '../features/events/events-written';
 import { createConcurrencyLimiter, type ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limiter';
+import { eventLoopBusy } from '../platform/event-loop-load';
 import { createRateLimits, reportingRejections, type RateLimits } from '../platform/rate-limit/rate-limiter';
 import type { AppConfig } from './config';
 import { CursorCodec } from '../shared/cursor';
@@ -59,7 +60,7 @@ export async function createApp(context: AppContext): Promise<Express> {
   app.locals.answerRefusal = answerRefusal;
   const metrics = context.metrics ?? createMetrics();
   const rateLimits = context.rateLimits ?? createRateLimits(config.rateLimits);
-  const organizationSlots = context.organizationSlots ?? createConcurrencyLimiter(config.organizationConcurrency);
+  const organizationSlots = context.organizationSlots ?? createConcurrencyLimiter(config.organizationConcurrency, { busy: eventLoopBusy });
   const apiKeys = new ApiKeyAuthenticator(db.prisma, db);
   const cursors = new CursorCodec(config.cursorSecret);
   const refusalPacer = createRefusalPacer(config.refusalDelayMs);

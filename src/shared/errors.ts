@@ -87,7 +87,14 @@ export class AppError extends Error {
     message: string,
     readonly details: ErrorDetails = {},
   ) {
+    // A client's error carries no stack: nobody reads it (client errors are logged without one),
+    // and graphql-js's GraphQLError formats the stack of every error it wraps. A missing report
+    // selected 20 times is 20 errors; formatting their stacks took more CPU than executing the
+    // whole request (bench:abuse scenario 10). A bug (INTERNAL) keeps its stack for the log.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (code !== 'INTERNAL') Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
   }
 
   get status(): number {

@@ -134,10 +134,13 @@ describe.each(['pglite', 'postgres'] as const)('cost follows work on %s', (kind)
     expect(omitted.bytes).toBeLessThan(1_000);
   });
 
-  it('N1 refused is charged by the work of refusing it, though its 1,528 characters are under a point', async () => {
+  it('N1 refused is charged by the selection it asked for (a point per 1,000 fields), though its 1,528 characters are under a point', async () => {
     const points = await charged(async () => expect((await post(N1, key)).status).toBe(400));
     expect(N1.length).toBeLessThan(2_000);
-    expect(points).toBeGreaterThanOrEqual(2);
+    expect(points).toBeGreaterThanOrEqual(Math.ceil(47_526 / 1_000));
+    // However much more a document asks for, its refusal costs at most 100 points for that.
+    const huge = nestedFragments('__type(name: "Report")', 'name');
+    expect(await charged(async () => expect((await post(huge, key)).status).toBe(400))).toBeLessThanOrEqual(110);
   });
 
   it('N4: introspection is charged by the size of its answer (the standard query: 6 points)', async () => {
@@ -169,5 +172,31 @@ describe.each(['pglite', 'postgres'] as const)('cost follows work on %s', (kind)
       for (const slot of held) if (slot.admitted) slot.release();
     }
     expect((await post('{ __schema { queryType { name } } }', undefined)).status).toBe(200);
+  });
+});
+
+describe('N1 without a key, on a keyless budget of 60 points a minute', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('pglite', {
+      reports: 1,
+      config: { rateLimits: { requestsPerMinute: 100_000, leadsPerMinute: 100, anonymousPerMinute: 60 } },
+    });
+  });
+  afterAll(() => server.close());
+
+  it('spends most of the address’s minute with one refusal: the third attempt is refused for the budget', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: N1 }),
+      });
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    }
+    // 1 point to come in and 48 for the 47,526 fields asked: the second overdraws the 60.
+    expect(statuses).toEqual([400, 400, 429]);
   });
 });

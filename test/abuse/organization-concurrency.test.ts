@@ -3,7 +3,9 @@
  * - at most ORG_CONCURRENT_REQUESTS requests of one organization in progress per instance, the
  *   excess in a short line, beyond it 429 in each interface's shape; other organizations served;
  * - a slot is released when its request's work ends, and a client leaving the line leaves no trace;
- * - an organization whose budget is spent is refused before its document is parsed.
+ * - an organization whose budget is spent is refused before its document is parsed;
+ * - while the event loop is busy and another organization asked lately, one request at a time
+ *   (ORG_CONCURRENT_REQUESTS_WHEN_BUSY).
  * How much this buys the other tenant is measured by `npm run bench:abuse` (docs/deploy.md), not here.
  */
 import pg from 'pg';
@@ -101,6 +103,43 @@ describe.each(['pglite', 'postgres'] as const)('requests of one organization in 
     expect(usage()).toEqual({ running: 0, queued: 0 });
     expect((await get(busy)).status).toBe(200);
     await waitFor(() => usage().running === 0);
+  });
+});
+
+describe('while the event loop is busy', () => {
+  let server: TestServer;
+  let slots: ConcurrencyLimiter;
+  // The loop's load as the limiter sees it (platform/event-loop-load.ts measures the real one).
+  let loopBusy = true;
+
+  beforeAll(async () => {
+    slots = createConcurrencyLimiter({ limit: LIMIT, maxQueued: 1, maxWaitMs: 60_000, whenBusy: 1 }, { busy: () => loopBusy });
+    server = await startTestServer('pglite', { reports: 5, organizationSlots: slots });
+  });
+  afterAll(() => server.close());
+
+  it('gives an organization its whole cap alone, one request at a time once another has asked, and all again when the loop is idle', async () => {
+    const [busy, other] = [server.keys[0]!, server.keys[1]!];
+    const organization = server.dataset.organizations[0]!.id;
+    const usage = () => slots.usage(organization);
+    const get = (key: string) => fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': key } });
+    const held = await slots.acquire(organization);
+    if (!held.admitted) throw new Error('no slot');
+    // Alone on a busy loop: its second request runs beside the one held.
+    expect((await get(busy)).status).toBe(200);
+    // Another organization asks: from now on the busy one has one slot, and its next request waits.
+    expect((await get(other)).status).toBe(200);
+    const waiting = get(busy);
+    await waitFor(() => usage().queued === 1);
+    expect(usage()).toEqual({ running: 1, queued: 1 });
+    // The loop is idle again: the next request of the busy organization is not held back by the cap,
+    // and (first come, first served) the one in line starts first.
+    loopBusy = false;
+    const next = get(busy);
+    expect((await waiting).status).toBe(200);
+    expect((await next).status).toBe(200);
+    held.release();
+    await waitFor(() => usage().running === 0 && usage().queued === 0);
   });
 });
 

@@ -89,7 +89,11 @@ export function admitKeyless(services: ApiServices): RequestHandler {
     if (!document) return sendGraphqlError(res, auth?.status === 'missing' ? notAuthenticated() : invalidApiKey());
     const [tooWide] = selectionShapeErrors(document);
     if (tooWide) {
-      await chargeWork(services, { principal: null, clientAddress: req.ip ?? '' }, refusalPoints(text, performance.now() - started));
+      await chargeWork(
+        services,
+        { principal: null, clientAddress: req.ip ?? '' },
+        refusalPoints(text, performance.now() - started, [tooWide]),
+      );
       return sendGraphqlValidationError(res, tooWide);
     }
     res.locals.principal = null;

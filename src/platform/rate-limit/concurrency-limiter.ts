@@ -5,6 +5,12 @@
  * holds at one instant: without this, one tenant's parallel requests fill the event loop and the
  * pool while another's wait behind them. Per process on purpose: what it protects (CPU, the pool)
  * is per process, and a slot must never outlive its request (no Redis state to leak).
+ *
+ * When the event loop is busy and more than one key has requests in progress, each key's cap is
+ * `whenBusy` (1 by default) instead of `limit`: one tenant's four requests in flight put four sets
+ * of tasks ahead of each step of another tenant's request, one puts one (bench:abuse, scenario 10:
+ * the victim's p95 ~2.6x idle with 4, ~1.6x with 1). Alone, or on an idle loop, a tenant keeps
+ * `limit`. A request already running is never stopped: the stricter cap applies to the next ones.
  */
 
 export interface ConcurrencySettings {
@@ -14,7 +20,12 @@ export interface ConcurrencySettings {
   maxQueued: number;
   /** how long one waits for a slot before being refused */
   maxWaitMs: number;
+  /** the cap of each key while the loop is busy and shared with another key; 0: always `limit` */
+  whenBusy?: number;
 }
+
+/** Whether the event loop is busy enough for the stricter cap (platform/event-loop-load.ts). */
+export type BusyCheck = () => boolean;
 
 export type SlotRequest =
   | { admitted: true; release: () => void }
@@ -31,24 +42,77 @@ export interface ConcurrencyLimiter {
 
 interface KeyState {
   running: number;
-  /** each waiter is handed the slot directly by the request that releases it */
-  queue: ((granted: boolean) => void)[];
+  /** waiters in arrival order, started by `promote` */
+  queue: (() => void)[];
 }
 
 const NO_LIMIT = { admitted: true, release: () => undefined } as const;
 
-export function createConcurrencyLimiter(settings: ConcurrencySettings): ConcurrencyLimiter {
+/**
+ * How long a key counts as sharing the process after its last request: a tenant reading a page a
+ * second is there between its requests too, and another's burst must not take the gaps.
+ */
+export const SHARED_WINDOW_MS = 1_000;
+
+/** The keys that asked for a slot in the current and the previous window (two generations: bounded by the traffic of ~2 windows). */
+class RecentKeys {
+  private current = new Set<string>();
+  private previous = new Set<string>();
+  private rotatedAt = -Infinity;
+
+  constructor(private readonly now: () => number) {}
+
+  saw(key: string): void {
+    this.rotate();
+    this.current.add(key);
+  }
+
+  /** Whether a key other than `key` asked lately. */
+  othersThan(key: string): boolean {
+    this.rotate();
+    return this.current.size > (this.current.has(key) ? 1 : 0) || this.previous.size > (this.previous.has(key) ? 1 : 0);
+  }
+
+  private rotate(): void {
+    const now = this.now();
+    if (now - this.rotatedAt < SHARED_WINDOW_MS) return;
+    this.previous = now - this.rotatedAt < 2 * SHARED_WINDOW_MS ? this.current : new Set();
+    this.current = new Set();
+    this.rotatedAt = now;
+  }
+}
+
+export interface LimiterOptions {
+  /** whether the event loop is busy now (platform/event-loop-load.ts); never, by default */
+  busy?: BusyCheck;
+  /** milliseconds, monotonic */
+  now?: () => number;
+}
+
+export function createConcurrencyLimiter(settings: ConcurrencySettings, options: LimiterOptions = {}): ConcurrencyLimiter {
+  const { busy = () => false, now = () => performance.now() } = options;
   // Only keys with a request running or waiting are kept: memory follows the load, not the tenants.
   const keys = new Map<string, KeyState>();
+  const recent = new RecentKeys(now);
+  const whenBusy = Math.min(settings.whenBusy ?? 0, settings.limit);
+  /** The cap of `key` now: never under 1, so that a key with waiters always has a release to come. */
+  const capOf = (key: string) => (whenBusy > 0 && recent.othersThan(key) && busy() ? whenBusy : settings.limit);
+
+  /** Starts the waiters of `key` in arrival order while it is under its cap. */
+  const promote = (key: string, state: KeyState) => {
+    while (state.queue.length > 0 && state.running < capOf(key)) {
+      state.running += 1;
+      state.queue.shift()!();
+    }
+  };
 
   const releaser = (key: string, state: KeyState) => {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = state.queue.shift();
-      if (next) return next(true);
       state.running -= 1;
+      promote(key, state);
       if (state.running === 0) keys.delete(key);
     };
   };
@@ -58,9 +122,13 @@ export function createConcurrencyLimiter(settings: ConcurrencySettings): Concurr
     async acquire(key, signal) {
       if (settings.limit <= 0) return NO_LIMIT;
       if (signal?.aborted) return { admitted: false, reason: 'aborted' };
+      recent.saw(key);
       let state = keys.get(key);
       if (!state) keys.set(key, (state = { running: 0, queue: [] }));
-      if (state.running < settings.limit) {
+      // The cap may have risen since the others queued (the loop is idle again): they start first,
+      // and nobody overtakes a waiter.
+      promote(key, state);
+      if (state.queue.length === 0 && state.running < capOf(key)) {
         state.running += 1;
         return { admitted: true, release: releaser(key, state) };
       }

@@ -3,7 +3,8 @@
  * statements, top-level fields; less without a key), then charge the organization's rate-limit
  * budget with the statements it may run and the introspection answer it builds. Documents that
  * fail to parse, validate or fit are charged too, by the work of refusing them (the milliseconds
- * parsing, validation and pricing took) or their length, whichever is more: refusing them costs CPU.
+ * parsing, validation and pricing took), their length or the selection they asked for (fields
+ * after fragments expand), whichever is more: refusing them costs CPU.
  */
 import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
@@ -34,9 +35,33 @@ export const REFUSED_CHARACTERS_PER_POINT = 2_000;
  */
 export const REFUSED_MS_PER_POINT = 1;
 
-/** What refusing a document is charged: its length or the work of refusing it, whichever is more. */
-export const refusalPoints = (source: string | undefined, workMs: number) =>
-  Math.max((source?.length ?? 0) / REFUSED_CHARACTERS_PER_POINT, workMs / REFUSED_MS_PER_POINT);
+/**
+ * Fields a document refused for its expanded size asked for, per point charged: N1's 47,526 are 48
+ * points, most of a keyless address's minute (60). Refusing it is cheap (~0.3 ms), but the whole
+ * request costs ~1.3 ms of server CPU, and at 2 points a refusal 4 addresses sent ~110 of them in
+ * the first 0.3 s of bench:abuse scenario 9, while another tenant's requests waited behind them.
+ */
+export const REFUSED_FIELDS_PER_POINT = 1_000;
+
+/** The most a refusal is charged for what it asked for (100,000 fields), however much more that was. */
+export const MAX_ASKED_POINTS = 100;
+
+/**
+ * What refusing a document is charged: its length, the work of refusing it, or the size of the
+ * selection it asked for (`expandedFields` of a refusal), whichever is more.
+ */
+export const refusalPoints = (
+  source: string | undefined,
+  workMs: number,
+  errors: readonly { extensions?: Record<string, unknown> }[] = [],
+) => {
+  const asked = Math.max(0, ...errors.map((error) => Number(error.extensions?.expandedFields) || 0));
+  return Math.max(
+    (source?.length ?? 0) / REFUSED_CHARACTERS_PER_POINT,
+    workMs / REFUSED_MS_PER_POINT,
+    Math.min(asked / REFUSED_FIELDS_PER_POINT, MAX_ASKED_POINTS),
+  );
+};
 
 /** Milliseconds spent on a request's document so far (parsing, validation, pricing): what a refusal of it cost. */
 const documentWork = new WeakMap<object, number>();
@@ -81,9 +106,12 @@ export function operationLimitsPlugin(schema: GraphQLSchema, services: ApiServic
   const turns = new EventLoopTurns();
   const noTurn = () => undefined;
   const takeTurn = async (source: string | undefined) => ((source?.length ?? 0) > LARGE_DOCUMENT_CHARACTERS ? turns.take() : noTurn);
-  const chargeRefused = async (requestContext: GraphQLRequestContext<RequestContext>) => {
+  const chargeRefused = async (
+    requestContext: GraphQLRequestContext<RequestContext>,
+    errors?: readonly (Error & { extensions?: Record<string, unknown> })[],
+  ) => {
     const { contextValue, source } = requestContext;
-    await chargeWork(services, contextValue, refusalPoints(source, documentWork.get(requestContext) ?? 0));
+    await chargeWork(services, contextValue, refusalPoints(source, documentWork.get(requestContext) ?? 0, errors));
   };
   return {
     async requestDidStart() {
@@ -103,7 +131,7 @@ export function operationLimitsPlugin(schema: GraphQLSchema, services: ApiServic
           return async (errors) => {
             endTurn();
             addWork(requestContext, performance.now() - started);
-            if (errors?.length) await chargeRefused(requestContext);
+            if (errors?.length) await chargeRefused(requestContext, errors);
           };
         },
         async didResolveOperation(requestContext) {

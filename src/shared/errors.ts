@@ -89,8 +89,8 @@ export class AppError extends Error {
   ) {
     // A client's error carries no stack: nobody reads it (client errors are logged without one),
     // and graphql-js's GraphQLError formats the stack of every error it wraps. A missing report
-    // selected 20 times is 20 errors; formatting their stacks took more CPU than executing the
-    // whole request (bench:abuse scenario 10). A bug (INTERNAL) keeps its stack for the log.
+    // selected 20 times is 20 errors; wrapping them took about as much CPU as the rest of Apollo's
+    // pipeline (bench:abuse scenario 10, mostly formatting). A bug (INTERNAL) keeps its stack.
     const stackTraceLimit = Error.stackTraceLimit;
     if (code !== 'INTERNAL') Error.stackTraceLimit = 0;
     super(message);

@@ -96,7 +96,8 @@ export function createConcurrencyLimiter(settings: ConcurrencySettings, options:
   const recent = new RecentKeys(now);
   const whenBusy = Math.min(settings.whenBusy ?? 0, settings.limit);
   /** The cap of `key` now: never under 1, so that a key with waiters always has a release to come. */
-  const capOf = (key: string) => (whenBusy > 0 && recent.othersThan(key) && busy() ? whenBusy : settings.limit);
+  // busy() first: on an idle loop (most of the time) the recent keys are not looked at.
+  const capOf = (key: string) => (whenBusy > 0 && busy() && recent.othersThan(key) ? whenBusy : settings.limit);
 
   /** Starts the waiters of `key` in arrival order while it is under its cap. */
   const promote = (key: string, state: KeyState) => {

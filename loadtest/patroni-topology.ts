@@ -14,7 +14,19 @@
  * PgBouncer refuse to run as root: when we are root they (and Patroni) run as `postgres`.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  type Dirent,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -167,7 +179,9 @@ async function restGet<T>(port: number, route: string): Promise<{ status: number
   return { status: response.status, body: (await response.json().catch(() => undefined)) as T };
 }
 
-export async function startPatroniTopology(options: { parentDir?: string; log?: (line: string) => void } = {}): Promise<PatroniTopology> {
+export async function startPatroniTopology(
+  options: { parentDir?: string; log?: (line: string) => void; healthyWithinMs?: number } = {},
+): Promise<PatroniTopology> {
   const missing = missingPatroniPrerequisites();
   if (missing) throw new Error(missing);
   const log = options.log ?? (() => undefined);
@@ -320,7 +334,7 @@ export async function startPatroniTopology(options: { parentDir?: string; log?: 
       }
       return { leader: found };
     };
-    await waitUntilHealthy({ timeoutMs: 180_000 });
+    await waitUntilHealthy({ timeoutMs: options.healthyWithinMs ?? 180_000 });
     log(`  Patroni: ${(await members()).map((m) => `${m.name} ${m.role} (${m.state}, :${m.port})`).join(', ')}`);
 
     // HAProxy: the primary and replicas ports, by Patroni's health endpoints.
@@ -404,9 +418,38 @@ export async function startPatroniTopology(options: { parentDir?: string; log?: 
       stop,
     };
   } catch (error) {
+    // The folder goes with stop(): what each process said is kept in the error, or a failed
+    // start on CI leaves nothing to read.
+    const logs = logTails(dir);
     await stop();
+    if (error instanceof Error) error.message += logs;
     throw error;
   }
+}
+
+/** The last lines of every log under `dir` (Patroni, PostgreSQL, etcd, HAProxy, PgBouncer), for a failed start's error. */
+function logTails(dir: string, lines = 25): string {
+  const files: string[] = [];
+  const walk = (folder: string, depth: number) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory() && depth < 4 && entry.name !== 'etcd' && entry.name !== 'base') walk(full, depth + 1);
+      else if (entry.isFile() && entry.name.endsWith('.log')) files.push(full);
+    }
+  };
+  walk(dir, 0);
+  return files
+    .map((file) => {
+      const text = readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+      return `\n--- ${path.relative(dir, file)} (last ${lines} lines)\n${text}`;
+    })
+    .join('');
 }
 
 async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {

@@ -118,16 +118,33 @@ function listValues(value: unknown, valuesOfItem: (item: unknown) => number): nu
   return values;
 }
 
-/** Members of a JSON value, itself included; objects counted once each (their count is kept). */
+/**
+ * Members of a JSON value, itself included. A value a resolver hands out is walked once and its
+ * count kept (the same value under a thousand aliases is charged a thousand times, walked once);
+ * the objects inside it are not kept one by one: a WeakMap entry per nested object made counting
+ * a report's ~370 values cost ~55 µs, a plain walk ~6 µs.
+ */
 const jsonCounts = new WeakMap<object, number>();
 
 function jsonValues(value: unknown): number {
   if (value === null || typeof value !== 'object') return 1;
   let count = jsonCounts.get(value);
   if (count === undefined) {
-    count = 1;
-    for (const member of Array.isArray(value) ? value : Object.values(value)) count += jsonValues(member);
+    count = membersOf(value);
     jsonCounts.set(value, count);
+  }
+  return count;
+}
+
+function membersOf(value: object): number {
+  let count = 1;
+  if (Array.isArray(value)) {
+    for (const member of value as unknown[]) count += member !== null && typeof member === 'object' ? membersOf(member) : 1;
+  } else {
+    for (const key in value) {
+      const member = (value as Record<string, unknown>)[key];
+      count += member !== null && typeof member === 'object' ? membersOf(member) : 1;
+    }
   }
   return count;
 }

@@ -43,6 +43,12 @@ export function recordOrganization(res: ServerResponse, organizationId: string |
   if (organizationId) (res as WithLocals).locals!.organizationId = organizationId;
 }
 
+/** The access log line's fields, with the organization whose key made the request (when one did). */
+function withOrganization(res: ServerResponse, fields: object): object {
+  const organizationId = (res as WithLocals).locals?.organizationId;
+  return organizationId ? { ...fields, organization_id: organizationId } : fields;
+}
+
 /** pino-http's own error for a 5xx without one: a stack of its internals, not ours. */
 const isSyntheticError = (res: ServerResponse, error: Error) => error.message === `failed with status code ${res.statusCode}`;
 
@@ -63,10 +69,6 @@ export const accessLog = () =>
       },
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
-    customProps: (_req, res) => {
-      const organizationId = (res as WithLocals).locals?.organizationId;
-      return organizationId ? { organization_id: organizationId } : {};
-    },
     // A 503 is a deliberate answer (database away, deadline passed) whose cause is logged where it is
     // decided: a warning here, not an error with a stack.
     customLogLevel: (_req, res, error) => {
@@ -74,10 +76,14 @@ export const accessLog = () =>
       if (res.statusCode === 503) return 'warn';
       return res.statusCode >= 500 ? 'error' : 'info';
     },
+    // The organization goes into the line itself, not through `customProps`: pino-http makes a
+    // child logger of those (its bindings serialized) when the request starts and again when it
+    // ends, whether or not the line is written.
+    customSuccessObject: (_req, res, fields) => withOrganization(res, fields),
     customErrorObject: (_req, res, error, fields) => {
-      if (!isSyntheticError(res, error)) return fields;
+      if (!isSyntheticError(res, error)) return withOrganization(res, fields);
       const { err: _synthetic, ...rest } = fields as Record<string, unknown>;
-      return rest;
+      return withOrganization(res, rest);
     },
     // Probes and scrapes come every few seconds: they would drown the log.
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },

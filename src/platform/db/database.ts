@@ -5,12 +5,13 @@
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import pg from 'pg';
+import pg, { type CustomTypesConfig } from 'pg';
 import { PrismaClient } from '../../generated/prisma/client';
 import { withDirectRawQueries } from './direct-raw-queries';
 import { INACTIVE, PostgresListener, type NotificationHandlers, type Subscription } from './notifications';
 import { ReplicaSet, serverName, type ReadClient, type ReadRouting, type ReplicaStatus } from './replicas';
 import type { SqlSession } from './sql-session';
+import { parseTimestamptz } from './timestamptz';
 
 export type { ReadClient, ReadRouting, ReplicaStatus };
 
@@ -104,6 +105,13 @@ function pgbouncerFlag(url: string): { url: string; pgbouncer: boolean } {
   return { url: parsed.toString(), pgbouncer };
 }
 
+const rawQueryTypes: CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.TIMESTAMPTZ && format !== 'binary'
+      ? parseTimestamptz
+      : pg.types.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
+};
+
 function openPool(rawUrl: string, options: DatabaseOptions, applicationName: string): pg.Pool {
   const { url, pgbouncer } = pgbouncerFlag(rawUrl);
   const pool = new pg.Pool({
@@ -118,6 +126,8 @@ function openPool(rawUrl: string, options: DatabaseOptions, applicationName: str
     application_name: applicationName,
     // A peer that vanished without a reset (network cut) is detected instead of waited on forever.
     keepAlive: true,
+    // The raw queries' parsers (Prisma's adapter passes its own with each of its queries).
+    types: rawQueryTypes,
   });
   // An idle client losing its connection (server restart) must not crash the process; the pool
   // drops it and opens a new one on the next query, so the service recovers on its own.

@@ -4,7 +4,8 @@
  * answered request by the server process (and, when asked, by the PostgreSQL backends serving it).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { cpuMs, percentile } from './support';
@@ -17,13 +18,18 @@ export interface ChildServer {
 }
 
 export function startChild(name: string, file: string, env: Record<string, string>): Promise<ChildServer> {
+  // The access log is on, as in production (LOG_LEVEL=info, one JSON line per request): its lines
+  // go to a file, whose path is printed, instead of the table's terminal.
+  const logPath = path.join(os.tmpdir(), `vr-bench-${name}-${process.pid}.log`);
+  const logFd = openSync(logPath, 'w');
+  process.stderr.write(`${name}'s log: ${logPath}\n`);
   const child = fork(path.join(__dirname, file), [], {
     // As the Dockerfile runs the service (its NODE_OPTIONS): a 64 MB young generation.
     execArgv: ['--max-semi-space-size=64', '--import', 'tsx'],
     // The limiter still runs (its cost is part of the measure) but never refuses: the load is ours.
     env: {
       ...process.env,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       NODE_ENV: 'production',
       RATE_LIMIT_PER_MINUTE: '1000000000',
       LEAD_RATE_LIMIT_PER_MINUTE: '1000000000',
@@ -32,8 +38,9 @@ export function startChild(name: string, file: string, env: Record<string, strin
       ORG_CONCURRENT_REQUESTS: '0',
       ...env,
     },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', logFd, 'inherit', 'ipc'],
   });
+  closeSync(logFd);
   return new Promise((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve({ name, url: `http://127.0.0.1:${message.port}`, process: child }));
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));

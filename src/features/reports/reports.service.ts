@@ -31,10 +31,24 @@ export interface ReportListRequest extends PageRequest {
   cursor?: string | null;
 }
 
+/**
+ * A page's item from its row, field by field: the row also holds the statement's sort keys and
+ * relation columns, which a spread would copy into every item (and a rest pattern copy once
+ * more to leave them out).
+ */
 export function toCompactReport(row: CompactReportRow): ReportCompact {
   return {
-    ...row,
+    token: row.token,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    organization_id: row.organization_id,
+    entity_id: row.entity_id,
+    dealership_id: row.dealership_id,
+    profile_id: row.profile_id,
+    contact_id: row.contact_id,
+    counter_id: row.counter_id,
     type: row.type as ReportCompact['type'],
+    valid: row.valid,
     data: { vehicle: { vin: row.vin, license_number: row.license_number } },
   };
 }
@@ -75,10 +89,7 @@ export async function listReports(
   const pageRows = hasNextPage ? rows.slice(0, limit) : rows;
   // From every row: an object comes on one row of those that name it, perhaps the extra one.
   const related = planned ? takeRelations(rows, planned) : undefined;
-  const items = pageRows.map(
-    ({ sort_brand: _brand, sort_dealership_name: _dealership, relation_dealership: _d, relation_profile: _p, ...row }) =>
-      toCompactReport(row as CompactReportRow),
-  );
+  const items = pageRows.map(toCompactReport);
   if (!cursors) return { items, limit, offset, total, ...(related ? { related } : {}) };
   const last = pageRows[pageRows.length - 1];
   const endCursor = last

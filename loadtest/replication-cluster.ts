@@ -48,12 +48,18 @@ export interface ReplicationCluster {
 }
 
 export async function query<Row = Record<string, unknown>>(url: string, sql: string, params?: unknown[]): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  // A connection the server or a proxy cuts (HAProxy shuts the sessions of a server it marks
+  // down, as it does with every node while its first health checks run) rejects the pending call;
+  // the client also emits 'error', which without a listener killed the process: a Patroni start
+  // (`npm run patroni -- --check`) died so, leaving its nodes running, and it is the likeliest
+  // cause of the CI run whose failover test's start never finished.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     return (await client.query(sql, params as unknown[])).rows as Row[];
   } finally {
-    await client.end();
+    await client.end().catch(() => undefined);
   }
 }
 

@@ -4,64 +4,49 @@
  * of a statement rejects the call, and nothing else (no 'error' event left unheard, which ended
  * the process).
  */
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { query } from '../../loadtest/replication-cluster';
 import { TEST_DATABASE_URL } from '../support/databases';
-
-/** A proxy to PostgreSQL that cuts every connection once the client has sent its first statement. */
-async function cuttingProxy(): Promise<{ url: string; close(): Promise<void> }> {
-  const target = new URL(TEST_DATABASE_URL);
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    sockets.add(client).add(upstream);
-    let fromClient = 0;
-    client.on('data', (chunk) => {
-      fromClient += 1;
-      // 1: startup, 2: the statement (simple or extended query): cut both sides then.
-      if (fromClient >= 2) {
-        client.destroy();
-        upstream.destroy();
-        return;
-      }
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk) => client.write(chunk));
-    for (const socket of [client, upstream]) socket.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(TEST_DATABASE_URL);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as AddressInfo).port);
-  return {
-    url: url.toString(),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
+import { waitFor } from '../support/wait';
 
 describe('query() of the test topologies', () => {
+  let proxy: TcpProxy;
+  beforeAll(async () => {
+    const target = new URL(TEST_DATABASE_URL);
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  });
+  afterAll(() => proxy.close());
+
   it('rejects when the connection is cut during the statement, and the process lives on', async () => {
-    const proxy = await cuttingProxy();
     const unhandled: unknown[] = [];
     const record = (error: unknown) => unhandled.push(error);
     process.on('uncaughtException', record);
     try {
-      await expect(query(proxy.url, 'SELECT pg_sleep(0.2)')).rejects.toThrow(/terminated|closed|ECONNRESET/i);
+      const statement = `SELECT pg_sleep(2) -- query-helper ${process.pid}`;
+      const running = query(proxy.urlFor(TEST_DATABASE_URL), statement);
+      const settled = running.then(
+        () => 'answered',
+        (error: Error) => error.message,
+      );
+      // Cut once the statement runs on the server, not while the client connects.
+      await waitFor(async () => {
+        const rows = await query<{ n: number }>(TEST_DATABASE_URL, 'SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = $1', [
+          statement,
+        ]);
+        return rows[0]!.n > 0;
+      });
+      await proxy.cut();
+      expect(await settled).toMatch(/terminated|closed|ECONNRESET/i);
       // An 'error' event emitted after the rejection would surface here.
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(unhandled).toEqual([]);
     } finally {
       process.off('uncaughtException', record);
-      await proxy.close();
+      await proxy.restore();
     }
   });
 
-  it('answers through the same kind of path when nothing cuts it', async () => {
-    expect(await query<{ one: number }>(TEST_DATABASE_URL, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+  it('answers through the proxy when nothing cuts it', async () => {
+    expect(await query<{ one: number }>(proxy.urlFor(TEST_DATABASE_URL), 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 });

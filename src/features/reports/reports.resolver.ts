@@ -42,8 +42,10 @@ export class ReportsResolver {
       context.cursors,
       relations,
     );
-    for (const dealership of related?.dealerships ?? []) context.loaders.dealership.prime(dealership.id, dealership);
-    for (const profile of related?.profiles ?? []) context.loaders.user.prime(profile.id, profile);
+    if (related) {
+      context.loaders.remember('dealership', related.dealerships);
+      context.loaders.remember('user', related.profiles);
+    }
     return page;
   }
 
@@ -95,14 +97,16 @@ function reportRelationsResolver(type: ClassType, profileInRest: boolean) {
     @Statements(1)
     @FieldResolver(() => Dealership, { nullable: true })
     dealership(@Root() report: ReportIds, @Ctx() context: RequestContext) {
-      return report.dealership_id ? context.loaders.dealership.load(report.dealership_id) : null;
+      if (!report.dealership_id) return null;
+      return context.loaders.known.dealership.get(report.dealership_id) ?? context.loaders.dealership.load(report.dealership_id);
     }
 
     @Extensions(profileInRest ? restSelection('id name email phone') : GRAPHQL_ONLY)
     @Statements(1)
     @FieldResolver(() => User, { nullable: true, description: 'the creator; for lists, spec 2.2 "profile" (id, name, email, phone)' })
     profile(@Root() report: ReportIds, @Ctx() context: RequestContext) {
-      return report.profile_id ? context.loaders.user.load(report.profile_id) : null;
+      if (!report.profile_id) return null;
+      return context.loaders.known.user.get(report.profile_id) ?? context.loaders.user.load(report.profile_id);
     }
 
     @Extensions(GRAPHQL_ONLY)

@@ -3,6 +3,7 @@
  * the API's interfaces over one schema (GraphQL with GraphiQL, REST with its OpenAPI document and
  * Swagger UI), then JSON 404 and error handlers.
  */
+import { createHash } from 'node:crypto';
 import express, { type Express } from 'express';
 import { graphiqlRouter } from '../api/graphql/graphiql';
 import { GRAPHIQL_EXAMPLE_QUERY } from '../api/graphql/example-query';
@@ -53,6 +54,11 @@ export async function createApp(context: AppContext): Promise<Express> {
   const { config, db } = context;
   const app = express();
   app.disable('x-powered-by');
+  // Express would hash every body it sends into a weak ETag (SHA-1 of a GraphQL answer: ~3 % of a
+  // report's CPU) for GET requests that might revalidate. GraphQL answers are not conditional
+  // (docs/api-behaviour.md, "Conditional requests"); the REST fetch-one routes set their own ETag
+  // before any work, and the OpenAPI document's is computed once.
+  app.set('etag', false);
   // Which address is the client's (keyless requests are throttled by it): behind a proxy, the
   // proxies named here are trusted to report it in X-Forwarded-For.
   app.set('trust proxy', config.trustProxy);
@@ -119,8 +125,10 @@ export async function createApp(context: AppContext): Promise<Express> {
   });
   // Built once from the same schema the REST layer runs, so the document cannot drift from it.
   const openApiDocument = JSON.stringify(buildOpenApiDocument(schema));
+  const openApiEtag = `"${createHash('sha256').update(openApiDocument).digest('base64url').slice(0, 27)}"`;
   app.get('/openapi.json', (_req, res) => {
-    res.type('application/json').send(openApiDocument);
+    // With its ETag set, express answers a matching If-None-Match with a 304 (req.fresh).
+    res.type('application/json').set('etag', openApiEtag).send(openApiDocument);
   });
   app.use(swaggerUiRouter({ path: '/docs', openApiUrl: '/openapi.json' }));
   app.use(restRouter(schema, services('rest')));

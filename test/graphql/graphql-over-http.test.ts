@@ -36,6 +36,15 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL over HTTP on %s', (kind)
     expect(response.status).toBe(200);
     const body = (await response.json()) as { data: { reports: { total: number } } };
     expect(body.data.reports.total).toBeGreaterThan(0);
+    // Not a conditional answer (docs/api-behaviour.md): no ETag hashed from the body, no 304 from one.
+    expect(response.headers.get('etag')).toBeNull();
+    const posted = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ reports(limit: 1) { total } }' }),
+    });
+    expect(posted.status).toBe(200);
+    expect(posted.headers.get('etag')).toBeNull();
     // A GET with neither a key nor a preflight-forcing header is still refused before anything runs.
     expect((await fetch(`${server.url}/graphql?query=${query}`)).status).toBe(401);
   });

@@ -37,6 +37,13 @@ describe.each(['pglite', 'postgres'] as const)('Swagger UI of the real app (%s)'
     const doc = (await res.json()) as { info: { title: string }; paths: Record<string, unknown> };
     expect(doc.info.title).toBe('Vehicle Report Public API');
     expect(Object.keys(doc.paths).sort()).toEqual([...new Set(EXPECTED_OPERATIONS.map((op) => op.split(' ')[1]))].sort());
+    // Revalidated, not downloaded again: its ETag is computed once, and If-None-Match gets a 304.
+    const etag = res.headers.get('etag');
+    expect(etag).toMatch(/^"[\w-]{27}"$/);
+    // fetch() adds `Cache-Control: no-cache` to a conditional request unless it has one: a reload, which is never a 304.
+    const again = await fetch(`${server.url}/openapi.json`, { headers: { 'if-none-match': etag!, 'cache-control': 'max-age=0' } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
   });
 
   it('renders the six operations and the change feed from /openapi.json without any request leaving 127.0.0.1', async () => {

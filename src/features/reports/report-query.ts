@@ -65,6 +65,49 @@ export const COMPACT_COLUMNS = Prisma.raw(
     'r.type, r.valid, r.vin, r.license_number',
 );
 
+/**
+ * The columns each field of a page's item reads (its relations read their id). A field not named
+ * here (one added later) makes a page read every column.
+ */
+const COMPACT_FIELD_COLUMNS: Readonly<Record<string, readonly (keyof CompactReportRow)[]>> = {
+  __typename: [],
+  token: ['token'],
+  id: ['token'],
+  created_at: ['created_at'],
+  updated_at: ['updated_at'],
+  data: ['vin', 'license_number'],
+  organization_id: ['organization_id'],
+  organization: ['organization_id'],
+  entity_id: ['entity_id'],
+  dealership_id: ['dealership_id'],
+  dealership: ['dealership_id'],
+  profile_id: ['profile_id'],
+  profile: ['profile_id'],
+  contact_id: ['contact_id'],
+  contact: ['contact_id'],
+  counter_id: ['counter_id'],
+  counter: ['counter_id'],
+  type: ['type'],
+  valid: ['valid'],
+};
+
+/**
+ * The compact columns a page reads for the item fields its caller selected (undefined: all of
+ * them): its token always, and the order's own columns, which the next cursor is made of. A page of
+ * 100 read whole costs Node 13 decoded values a row; the GraphQL page of the bench reads 4.
+ */
+export function compactColumnsFor(fields: Iterable<string> | undefined, order: OrderTerm[]): (keyof CompactReportRow)[] | undefined {
+  if (!fields) return undefined;
+  const columns = new Set<keyof CompactReportRow>(['token']);
+  for (const field of fields) {
+    const read = COMPACT_FIELD_COLUMNS[field];
+    if (!read) return undefined;
+    for (const column of read) columns.add(column);
+  }
+  for (const term of order) if (COMPACT_COLUMN_NAMES.has(term.field)) columns.add(term.field as keyof CompactReportRow);
+  return columns.size === COMPACT_COLUMN_NAMES.size ? undefined : [...columns];
+}
+
 export interface CompactReportRow {
   token: string;
   created_at: Date;
@@ -79,6 +122,29 @@ export interface CompactReportRow {
   valid: boolean;
   vin: string | null;
   license_number: string | null;
+}
+
+const COMPACT_COLUMN_NAMES: ReadonlySet<string> = new Set([
+  'token',
+  'created_at',
+  'updated_at',
+  'organization_id',
+  'entity_id',
+  'dealership_id',
+  'profile_id',
+  'contact_id',
+  'counter_id',
+  'type',
+  'valid',
+  'vin',
+  'license_number',
+]);
+
+/** The page's select list: the columns asked for (from the fixed names above only), else all. */
+function selectedColumns(columns: readonly (keyof CompactReportRow)[] | undefined): Prisma.Sql {
+  if (!columns) return COMPACT_COLUMNS;
+  const known = columns.filter((column) => COMPACT_COLUMN_NAMES.has(column));
+  return Prisma.raw(known.map((column) => `r.${column}`).join(', '));
 }
 
 /** Upper case without spaces and dashes, as the generated *_norm columns are. */
@@ -162,6 +228,8 @@ export interface ReportPageQuery {
   order: OrderTerm[];
   /** a cursor's position: only rows after it (then `offset` is 0) */
   after?: { terms: KeyTerm[]; values: KeyValue[] };
+  /** the compact columns to read (compactColumnsFor); absent: all of them */
+  columns?: readonly (keyof CompactReportRow)[];
 }
 
 export function parseReportOrder(raw: string | null | undefined): OrderTerm[] {
@@ -194,12 +262,12 @@ export function reportPageSql(q: ReportPageQuery): Prisma.Sql {
     // trigram index (the same plan as the total's), then sort only those rows.
     return sql`WITH r AS MATERIALIZED (
         SELECT ${COMPACT_COLUMNS}, r.brand FROM reports r WHERE ${reportConditions(q.organizationId, q.filters)})
-      SELECT ${COMPACT_COLUMNS}${extra} FROM ${fromClause(q.order, 'r')}
+      SELECT ${selectedColumns(q.columns)}${extra} FROM ${fromClause(q.order, 'r')}
       WHERE TRUE${after}
       ORDER BY ${order}
       LIMIT ${q.limit} OFFSET ${q.offset}`;
   }
-  return sql`SELECT ${COMPACT_COLUMNS}${extra} FROM ${fromClause(q.order)}
+  return sql`SELECT ${selectedColumns(q.columns)}${extra} FROM ${fromClause(q.order)}
     WHERE ${reportConditions(q.organizationId, q.filters)}${after}
     ORDER BY ${order}
     LIMIT ${q.limit} OFFSET ${q.offset}`;

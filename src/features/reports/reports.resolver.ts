@@ -7,7 +7,7 @@ import { notFound } from '../../shared/errors';
 import { CursorArgs } from '../../shared/pagination';
 import { GRAPHQL_ONLY, restSelection } from '../../shared/schema/rest-visibility';
 import { UUID } from '../../shared/schema/scalars';
-import { selectsField, selectsNestedField } from '../../shared/schema/selection';
+import { selectedNestedFieldNames, selectsField, selectsNestedField } from '../../shared/schema/selection';
 import { Statements } from '../../shared/schema/statements';
 import { Organization } from '../organizations/organization.type';
 import { User } from '../users/user.types';
@@ -41,6 +41,7 @@ export class ReportsResolver {
       selectsField(info, 'total'),
       context.cursors,
       relations,
+      selectedNestedFieldNames(info, 'items'),
     );
     if (related) {
       context.loaders.remember('dealership', related.dealerships);

@@ -6,6 +6,7 @@ import { checkCursorWithOffset, keyTerms, keyValueOf, type CursorCodec, type Cur
 import { countWhenRead, cursorFields, pageBounds, type Page, type PageRequest } from '../../shared/pagination';
 import type { ReportFilterArgs } from './report-filters.args';
 import {
+  compactColumnsFor,
   groupedReportCountSql,
   groupedReportPageSql,
   parseReportOrder,
@@ -34,7 +35,8 @@ export interface ReportListRequest extends PageRequest {
 /**
  * A page's item from its row, field by field: the row also holds the statement's sort keys and
  * relation columns, which a spread would copy into every item (and a rest pattern copy once
- * more to leave them out).
+ * more to leave them out). A column the page did not read (compactColumnsFor) is undefined in its
+ * item: a field nobody selected.
  */
 export function toCompactReport(row: CompactReportRow): ReportCompact {
   return {
@@ -64,6 +66,8 @@ export async function listReports(
   cursors?: CursorCodec,
   /** relations the caller will resolve for every row: read by the page's statement, returned in `related` */
   relations?: PageRelations,
+  /** the item fields the caller reads (absent: all): the page reads only their columns */
+  itemFields?: Iterable<string>,
 ): Promise<Page<ReportCompact> & { related?: PageRelated }> {
   checkCursorWithOffset(page.cursor, page.offset);
   const { limit, offset } = pageBounds(page);
@@ -78,7 +82,8 @@ export async function listReports(
   // A failed page must not leave the count's rejection unhandled.
   if (total instanceof Promise) total.catch(() => undefined);
   // One row more than the page: whether a next page exists, without a count.
-  const query = { organizationId, filters, limit: cursors ? limit + 1 : limit, offset, order, after };
+  const columns = compactColumnsFor(itemFields, order);
+  const query = { organizationId, filters, limit: cursors ? limit + 1 : limit, offset, order, after, columns };
   const planned = relations && (relations.dealership || relations.profile) ? relations : undefined;
   const rows = await prisma.$queryRaw<(CompactReportRow & Record<string, unknown>)[]>(
     planned

@@ -38,3 +38,48 @@ function inSelection(info: GraphQLResolveInfo, selectionSet: SelectionSetNode, n
     return fragment !== undefined && inSelection(info, fragment.selectionSet, name, depth + 1);
   });
 }
+
+/**
+ * The names of the fields selected inside `parent` (a page's `items`), through fragments and
+ * whatever the directives say; undefined when that cannot be told exactly (fragments nested too deep).
+ */
+export function selectedNestedFieldNames(info: GraphQLResolveInfo, parent: string): Set<string> | undefined {
+  const parents: SelectionSetNode[] = [];
+  for (const node of info.fieldNodes) if (node.selectionSet && !collectAll(info, node.selectionSet, parent, parents, 0)) return undefined;
+  const names = new Set<string>();
+  for (const selectionSet of parents) if (!addFieldNames(info, selectionSet, names, 0)) return undefined;
+  return names;
+}
+
+/** collectFields, saying false when a fragment was too deep (or unknown) to look into. */
+function collectAll(
+  info: GraphQLResolveInfo,
+  selectionSet: SelectionSetNode,
+  name: string,
+  into: SelectionSetNode[],
+  depth: number,
+): boolean {
+  if (depth > 10) return false;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (selection.name.value === name && selection.selectionSet) into.push(selection.selectionSet);
+      continue;
+    }
+    const inner = selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : info.fragments[selection.name.value]?.selectionSet;
+    if (!inner || !collectAll(info, inner, name, into, depth + 1)) return false;
+  }
+  return true;
+}
+
+function addFieldNames(info: GraphQLResolveInfo, selectionSet: SelectionSetNode, into: Set<string>, depth: number): boolean {
+  if (depth > 10) return false;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      into.add(selection.name.value);
+      continue;
+    }
+    const inner = selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : info.fragments[selection.name.value]?.selectionSet;
+    if (!inner || !addFieldNames(info, inner, into, depth + 1)) return false;
+  }
+  return true;
+}

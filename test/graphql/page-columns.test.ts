@@ -1,0 +1,110 @@
+/**
+ * A page of reports reads only the columns its items' selected fields need
+ * (report-query.ts, compactColumnsFor). Every field of an item, selected alone, through a fragment,
+ * or beside the page's cursor under every order, must answer what it answers when the whole item
+ * is selected: a column left out would read as null (an error for a non-null field).
+ */
+import { getNamedType, isObjectType, type GraphQLObjectType } from 'graphql';
+import { buildAppSchema } from '../../src/api/graphql/schema';
+import { compactColumnsFor } from '../../src/features/reports/report-query';
+import { graphql, startTestServer, type TestServer } from '../support/server';
+
+/** A selection of one field of ReportCompact: its scalar, or the id of its object. */
+function selectionOf(type: GraphQLObjectType, field: string): string {
+  const named = getNamedType(type.getFields()[field]!.type);
+  if (!isObjectType(named)) return field;
+  if ('id' in named.getFields()) return `${field} { id }`;
+  if ('token' in named.getFields()) return `${field} { token }`;
+  return `${field} { ${Object.keys(named.getFields())
+    .map((inner) => selectionOf(named, inner))
+    .join(' ')} }`;
+}
+
+describe('the columns a page reads', () => {
+  it('are the selected fields’, the token and the order’s; an unknown field reads them all', () => {
+    const created = [{ field: 'created_at', descending: true }];
+    expect(compactColumnsFor(['token', 'created_at'], created)?.sort()).toEqual(['created_at', 'token']);
+    expect(compactColumnsFor(['dealership', 'profile'], [{ field: 'vin', descending: false }])?.sort()).toEqual([
+      'dealership_id',
+      'profile_id',
+      'token',
+      'vin',
+    ]);
+    expect(compactColumnsFor(['data', 'id'], created)?.sort()).toEqual(['created_at', 'license_number', 'token', 'vin']);
+    expect(compactColumnsFor(['token', 'a_field_added_later'], created)).toBeUndefined();
+    expect(compactColumnsFor(undefined, created)).toBeUndefined();
+  });
+});
+
+describe.each(['pglite', 'postgres'] as const)('a page that reads only some columns, on %s', (kind) => {
+  let server: TestServer;
+  let key: string;
+  let itemType: GraphQLObjectType;
+  beforeAll(async () => {
+    server = await startTestServer(kind, { reports: 30 });
+    key = server.keys[0]!;
+    const schema = await buildAppSchema();
+    itemType = getNamedType(
+      (getNamedType(schema.getQueryType()!.getFields().reports!.type) as GraphQLObjectType).getFields().items!.type,
+    ) as GraphQLObjectType;
+  });
+  afterAll(() => server.close());
+
+  const page = async (items: string, args = 'limit: 30', fragments = '') => {
+    const answer = await graphql<{ reports: { items: Record<string, unknown>[]; next_cursor: string | null } }>(
+      server,
+      `{ reports(${args}) { next_cursor items { ${items} } } } ${fragments}`,
+      {},
+      key,
+    );
+    expect(answer.body.errors).toBeUndefined();
+    return answer.body.data!.reports;
+  };
+
+  it('answers every item field alone as it answers it beside all the others', async () => {
+    const fields = Object.keys(itemType.getFields());
+    expect(fields.length).toBeGreaterThan(15);
+    const whole = await page(fields.map((field) => selectionOf(itemType, field)).join(' '));
+    expect(whole.items.length).toBeGreaterThan(10);
+    for (const field of fields) {
+      const alone = await page(selectionOf(itemType, field));
+      expect({ field, values: alone.items.map((item) => item[field]) }).toEqual({ field, values: whole.items.map((item) => item[field]) });
+      // Through a fragment, as client code generators write it.
+      const spread = await page('...F', 'limit: 30', `fragment F on ReportCompact { ${selectionOf(itemType, field)} }`);
+      expect(spread.items.map((item) => item[field])).toEqual(whole.items.map((item) => item[field]));
+    }
+  });
+
+  it('pages on with its cursor under every order, whatever the items select', async () => {
+    for (const orderBy of [
+      'created_at',
+      '-updated_at',
+      'token',
+      'type,-created_at',
+      'vin',
+      '-license_number',
+      'brand',
+      'dealership_name',
+    ]) {
+      const whole = [] as string[];
+      const thin = [] as string[];
+      for (const [into, items] of [
+        [whole, 'token created_at updated_at type valid data { vehicle { vin license_number } }'],
+        [thin, 'token'],
+      ] as const) {
+        let cursor: string | null = null;
+        do {
+          const answer: { items: Record<string, unknown>[]; next_cursor: string | null } = await page(
+            items,
+            `limit: 7, order_by: "${orderBy}"${cursor ? `, cursor: "${cursor}"` : ''}`,
+          );
+          into.push(...answer.items.map((item) => String(item.token)));
+          cursor = answer.next_cursor;
+        } while (cursor);
+      }
+      expect({ orderBy, tokens: thin }).toEqual({ orderBy, tokens: whole });
+      expect(new Set(thin).size).toBe(thin.length);
+      expect(thin.length).toBeGreaterThan(10);
+    }
+  });
+});

@@ -59,11 +59,29 @@ export function reportKeyValue(row: Record<string, unknown>, field: string): unk
 
 export const DEFAULT_REPORT_ORDER: OrderTerm[] = [{ field: 'created_at', descending: true }];
 
-/** The columns of the compact report (spec 2.2) plus the ids relations need. */
-export const COMPACT_COLUMNS = Prisma.raw(
-  'r.token, r.created_at, r.updated_at, r.organization_id, r.entity_id, r.dealership_id, r.profile_id, r.contact_id, r.counter_id, ' +
-    'r.type, r.valid, r.vin, r.license_number',
-);
+/** The columns of the compact report (spec 2.2) plus the ids relations need: a page's row. */
+const COMPACT_COLUMN_LIST = [
+  'token',
+  'created_at',
+  'updated_at',
+  'organization_id',
+  'entity_id',
+  'dealership_id',
+  'profile_id',
+  'contact_id',
+  'counter_id',
+  'type',
+  'valid',
+  'vin',
+  'license_number',
+] as const satisfies readonly (keyof CompactReportRow)[];
+
+const COMPACT_COLUMN_NAMES: ReadonlySet<string> = new Set(COMPACT_COLUMN_LIST);
+
+/** A select list of compact columns of `r` (fixed names only: nothing from a request is spliced in). */
+const selectList = (columns: readonly string[]) => Prisma.raw(columns.map((column) => `r.${column}`).join(', '));
+
+export const COMPACT_COLUMNS = selectList(COMPACT_COLUMN_LIST);
 
 /**
  * The columns each field of a page's item reads (its relations read their id). A field not named
@@ -124,27 +142,9 @@ export interface CompactReportRow {
   license_number: string | null;
 }
 
-const COMPACT_COLUMN_NAMES: ReadonlySet<string> = new Set([
-  'token',
-  'created_at',
-  'updated_at',
-  'organization_id',
-  'entity_id',
-  'dealership_id',
-  'profile_id',
-  'contact_id',
-  'counter_id',
-  'type',
-  'valid',
-  'vin',
-  'license_number',
-]);
-
-/** The page's select list: the columns asked for (from the fixed names above only), else all. */
+/** The page's select list: the columns asked for (compact columns only), else all. */
 function selectedColumns(columns: readonly (keyof CompactReportRow)[] | undefined): Prisma.Sql {
-  if (!columns) return COMPACT_COLUMNS;
-  const known = columns.filter((column) => COMPACT_COLUMN_NAMES.has(column));
-  return Prisma.raw(known.map((column) => `r.${column}`).join(', '));
+  return columns ? selectList(columns.filter((column) => COMPACT_COLUMN_NAMES.has(column))) : COMPACT_COLUMNS;
 }
 
 /** Upper case without spaces and dashes, as the generated *_norm columns are. */

@@ -4,8 +4,9 @@
  * 100 reports (3.5% of a REST page's CPU in the profile). In a session whose TimeZone is UTC (the
  * server's default in the official images, and on these machines) PostgreSQL writes a timestamptz
  * in one fixed shape, `2026-10-23 08:04:58.955123+00`, read here by position; anything else
- * (another zone, BC, a year outside 100-9999, infinity) goes to pg's own parser. The Date is the same as postgres-date's, to the millisecond (its fraction
- * arithmetic included: test/platform/timestamptz.test.ts compares them).
+ * (another zone, BC, a year outside 100-9999, infinity) goes to pg's own parser. The Date is the
+ * same as postgres-date's, to the millisecond (its fraction arithmetic included:
+ * test/platform/timestamptz.test.ts compares them).
  */
 import pg from 'pg';
 

@@ -3,7 +3,10 @@
  * (the exact total of a page is 85-90% of a list's database time). Follows inline fragments and
  * fragment spreads; a directive (@skip/@include) counts as selected, which only costs the work.
  */
-import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { Kind, type GraphQLResolveInfo, type SelectionNode, type SelectionSetNode } from 'graphql';
+
+/** Fragments are followed this deep; past it, the answers lean to "selected" (more work, never less). */
+const MAX_FRAGMENT_DEPTH = 10;
 
 export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
   return info.fieldNodes.some((node) => node.selectionSet !== undefined && inSelection(info, node.selectionSet, name, 0));
@@ -11,32 +14,8 @@ export function selectsField(info: GraphQLResolveInfo, name: string): boolean {
 
 /** Whether the caller selected `child` inside its `parent` field (e.g. a page's `items { dealership }`). */
 export function selectsNestedField(info: GraphQLResolveInfo, parent: string, child: string): boolean {
-  const parents: SelectionSetNode[] = [];
-  for (const node of info.fieldNodes) if (node.selectionSet) collectFields(info, node.selectionSet, parent, parents, 0);
-  return parents.some((selectionSet) => inSelection(info, selectionSet, child, 0));
-}
-
-function collectFields(info: GraphQLResolveInfo, selectionSet: SelectionSetNode, name: string, into: SelectionSetNode[], depth: number) {
-  if (depth > 10) return;
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) {
-      if (selection.name.value === name && selection.selectionSet) into.push(selection.selectionSet);
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) collectFields(info, selection.selectionSet, name, into, depth + 1);
-    else {
-      const fragment = info.fragments[selection.name.value];
-      if (fragment) collectFields(info, fragment.selectionSet, name, into, depth + 1);
-    }
-  }
-}
-
-function inSelection(info: GraphQLResolveInfo, selectionSet: SelectionSetNode, name: string, depth: number): boolean {
-  if (depth > 10) return true;
-  return selectionSet.selections.some((selection) => {
-    if (selection.kind === Kind.FIELD) return selection.name.value === name;
-    if (selection.kind === Kind.INLINE_FRAGMENT) return inSelection(info, selection.selectionSet, name, depth + 1);
-    const fragment = info.fragments[selection.name.value];
-    return fragment !== undefined && inSelection(info, fragment.selectionSet, name, depth + 1);
-  });
+  const parents = selectionSetsOf(info, parent);
+  return parents === undefined || parents.some((selectionSet) => inSelection(info, selectionSet, child, 0));
 }
 
 /**
@@ -44,42 +23,61 @@ function inSelection(info: GraphQLResolveInfo, selectionSet: SelectionSetNode, n
  * whatever the directives say; undefined when that cannot be told exactly (fragments nested too deep).
  */
 export function selectedNestedFieldNames(info: GraphQLResolveInfo, parent: string): Set<string> | undefined {
-  const parents: SelectionSetNode[] = [];
-  for (const node of info.fieldNodes) if (node.selectionSet && !collectAll(info, node.selectionSet, parent, parents, 0)) return undefined;
+  const parents = selectionSetsOf(info, parent);
+  if (!parents) return undefined;
   const names = new Set<string>();
-  for (const selectionSet of parents) if (!addFieldNames(info, selectionSet, names, 0)) return undefined;
-  return names;
+  const addNames = (selectionSet: SelectionSetNode, depth: number): boolean =>
+    eachField(info, selectionSet, depth, (field) => {
+      names.add(field.name.value);
+    });
+  return parents.every((selectionSet) => addNames(selectionSet, 0)) ? names : undefined;
 }
 
-/** collectFields, saying false when a fragment was too deep (or unknown) to look into. */
-function collectAll(
+/** The selection sets of every `name` field the caller selected; undefined when fragments were too deep to follow. */
+function selectionSetsOf(info: GraphQLResolveInfo, name: string): SelectionSetNode[] | undefined {
+  const found: SelectionSetNode[] = [];
+  const complete = info.fieldNodes.every(
+    (node) =>
+      !node.selectionSet ||
+      eachField(info, node.selectionSet, 0, (field) => {
+        if (field.name.value === name && field.selectionSet) found.push(field.selectionSet);
+      }),
+  );
+  return complete ? found : undefined;
+}
+
+/** Calls `visit` on each field of the selection set, fragments followed; false when one could not be (too deep, unknown). */
+function eachField(
   info: GraphQLResolveInfo,
   selectionSet: SelectionSetNode,
-  name: string,
-  into: SelectionSetNode[],
   depth: number,
+  visit: (field: Extract<SelectionNode, { kind: Kind.FIELD }>) => void,
 ): boolean {
-  if (depth > 10) return false;
+  if (depth > MAX_FRAGMENT_DEPTH) return false;
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
-      if (selection.name.value === name && selection.selectionSet) into.push(selection.selectionSet);
+      visit(selection);
       continue;
     }
-    const inner = selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : info.fragments[selection.name.value]?.selectionSet;
-    if (!inner || !collectAll(info, inner, name, into, depth + 1)) return false;
+    const inner = innerSelectionSet(info, selection);
+    if (!inner || !eachField(info, inner, depth + 1, visit)) return false;
   }
   return true;
 }
 
-function addFieldNames(info: GraphQLResolveInfo, selectionSet: SelectionSetNode, into: Set<string>, depth: number): boolean {
-  if (depth > 10) return false;
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) {
-      into.add(selection.name.value);
-      continue;
-    }
-    const inner = selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : info.fragments[selection.name.value]?.selectionSet;
-    if (!inner || !addFieldNames(info, inner, into, depth + 1)) return false;
-  }
-  return true;
+function inSelection(info: GraphQLResolveInfo, selectionSet: SelectionSetNode, name: string, depth: number): boolean {
+  if (depth > MAX_FRAGMENT_DEPTH) return true;
+  return selectionSet.selections.some((selection) => {
+    if (selection.kind === Kind.FIELD) return selection.name.value === name;
+    const inner = innerSelectionSet(info, selection);
+    return inner !== undefined && inSelection(info, inner, name, depth + 1);
+  });
+}
+
+/** An inline fragment's selection set, or the named fragment's (undefined when the document has none of that name). */
+function innerSelectionSet(
+  info: GraphQLResolveInfo,
+  selection: Exclude<SelectionNode, { kind: Kind.FIELD }>,
+): SelectionSetNode | undefined {
+  return selection.kind === Kind.INLINE_FRAGMENT ? selection.selectionSet : info.fragments[selection.name.value]?.selectionSet;
 }

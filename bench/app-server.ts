@@ -10,13 +10,12 @@
  * the .cpuprofile is written on exit (open it in Chrome DevTools).
  */
 import 'reflect-metadata';
-import type { AddressInfo } from 'node:net';
 import { issueApiKey } from '../src/features/auth/api-keys';
 import { loadConfig } from '../src/app/config';
 import { openDatabase } from '../src/platform/db/database';
 import { createMetrics } from '../src/platform/metrics/metrics';
 import { createApp } from '../src/app/create-app';
-import { createHttpServer } from '../src/platform/http/http-server';
+import { createHttpServer, listen } from '../src/platform/http/http-server';
 import { logger } from '../src/platform/logger';
 import { surviveUnhandledRejections } from '../src/platform/process-guard';
 
@@ -48,14 +47,14 @@ async function main(): Promise<void> {
   // process.exit runs the --cpu-prof writer (bench/abuse.ts stops its servers with SIGTERM).
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));
   if (process.send) {
-    server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
+    process.send({ port: await listen(server, 0, '127.0.0.1') });
     process.on('disconnect', () => process.exit(0));
     return;
   }
   const [largest] = await db.prisma.$queryRaw<{ organization_id: string }[]>`
     SELECT organization_id FROM reports GROUP BY organization_id ORDER BY count(*) DESC LIMIT 1`;
   const key = (await issueApiKey(db.prisma, largest!.organization_id, 'profile', 'bench')).key;
-  server.listen(config.port, '127.0.0.1', () => console.log(`listening on ${config.port}, API key ${key}`));
+  console.log(`listening on ${await listen(server, config.port, '127.0.0.1')}, API key ${key}`);
 }
 
 void main().catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
+import { createServer } from 'node:http';
 import express from 'express';
-import { createHttpServer } from '../platform/http/http-server';
+import { createHttpServer, listen } from '../platform/http/http-server';
 import { configureLogging, logger } from '../platform/logger';
 import { surviveUnhandledRejections } from '../platform/process-guard';
 import { createMetrics } from '../platform/metrics/metrics';
@@ -10,7 +11,7 @@ import { createRateLimits } from '../platform/rate-limit/rate-limiter';
 import { assertSafeToServe, loadConfig } from './config';
 import { createApp } from './create-app';
 import { startDispatcher, type RunningDispatcher } from './dispatcher-from-config';
-import { prepareDatabase } from './prepare-database';
+import { prepareDatabase, printDemoKeys } from './prepare-database';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -19,24 +20,30 @@ async function main(): Promise<void> {
   assertSafeToServe(config);
   // Made before the database so that its statements are timed from the first one on.
   const metrics = createMetrics();
-  const db = await prepareDatabase(config, logger, config.metrics.enabled ? metrics.observeQuery : undefined);
+  const { db, seeded } = await prepareDatabase(config, logger, config.metrics.enabled ? metrics.observeQuery : undefined);
   let shuttingDown = false;
   const rateLimits = createRateLimits(config.rateLimits);
   const app = await createApp({ db, config, rateLimits, metrics, isShuttingDown: () => shuttingDown });
   const server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutMs });
-  server.listen(config.port, config.host, () => {
-    logger.info({ port: config.port, database: db.kind }, `Vehicle Report API listening on http://localhost:${config.port}`);
-  });
+  let port: number;
+  try {
+    port = await listen(server, config.port, config.host);
+  } catch (error) {
+    // The demo keys exist only in this process: a start that cannot listen still shows them.
+    if (seeded) printDemoKeys(config.port, seeded);
+    throw error;
+  }
+  logger.info({ port, database: db.kind }, `Vehicle Report API listening on http://localhost:${port}`);
+  if (seeded) printDemoKeys(port, seeded);
   // /metrics on an internal port of its own, when configured: never reachable through the API's.
   const metricsPort = config.metrics.enabled ? config.metrics.port : undefined;
   const metricsServer =
-    metricsPort === undefined
-      ? undefined
-      : express()
-          .use(metricsEndpoint(metrics, config.metrics.token, answerRefusal))
-          .listen(metricsPort, config.metrics.host, () => {
-            logger.info({ host: config.metrics.host, port: metricsPort }, 'metrics served on their own port');
-          });
+    metricsPort === undefined ? undefined : createServer(express().use(metricsEndpoint(metrics, config.metrics.token, answerRefusal)));
+  if (metricsServer && metricsPort !== undefined) {
+    // A port already taken ends the start like the API's (`failed to start`), not with a stack trace.
+    const bound = await listen(metricsServer, metricsPort, config.metrics.host);
+    logger.info({ host: config.metrics.host, port: bound }, 'metrics served on their own port');
+  }
   // In-process by default, so `npm start` alone delivers notifications (RUN_DISPATCHER=false: use `npm run worker`).
   const dispatcher: RunningDispatcher | undefined = config.runDispatcher ? startDispatcher(db, config, logger, metrics) : undefined;
 
@@ -56,7 +63,6 @@ async function main(): Promise<void> {
         await db.close();
         process.exit(0);
       });
-      server.closeIdleConnections();
     }, config.shutdownDelayMs);
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

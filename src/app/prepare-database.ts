@@ -4,12 +4,24 @@ import { seedDatabase, isDatabaseEmpty } from '../seed/seed-database';
 import { openDatabase, type Database, type DatabaseOptions } from '../platform/db/database';
 import { applyMigrations, pendingMigrations } from '../platform/db/migrations/apply';
 
+/** The demo data this start seeded: its keys exist only here, to be printed once. */
+export interface SeededDemo {
+  keys: { key: string; organization: string }[];
+  reports: number;
+}
+
+export interface PreparedDatabase {
+  db: Database;
+  /** Present on the start that seeded an empty database. */
+  seeded?: SeededDemo;
+}
+
 /**
  * Opens the configured database, applies pending migrations (unless MIGRATE_ON_START=false) and, on
  * an empty one, seeds demo data.
  * `onQuery` sees every statement (the metrics time them).
  */
-export async function prepareDatabase(config: AppConfig, logger: Logger, onQuery?: DatabaseOptions['onQuery']): Promise<Database> {
+export async function prepareDatabase(config: AppConfig, logger: Logger, onQuery?: DatabaseOptions['onQuery']): Promise<PreparedDatabase> {
   if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, 'using embedded PostgreSQL (PGlite)');
   const db = await openDatabase(serverDatabaseOptionsFrom(config, { onQuery }));
   const replicas = db.replicaStatus();
@@ -27,21 +39,21 @@ export async function prepareDatabase(config: AppConfig, logger: Logger, onQuery
   }
   if (migrated && config.seedDemoData && (await isDatabaseEmpty(db.prisma))) {
     const seeded = await seedDatabase(db.prisma);
-    printDemoKeys(
-      config,
-      seeded.keys.map((k) => ({
-        key: k.key,
-        organization: seeded.organizations.find((o) => o.id === k.organization_id)?.name ?? k.organization_id,
-      })),
-      seeded.reports,
-    );
+    const keys = seeded.keys.map((k) => ({
+      key: k.key,
+      organization: seeded.organizations.find((o) => o.id === k.organization_id)?.name ?? k.organization_id,
+    }));
+    return { db, seeded: { keys, reports: seeded.reports } };
   }
-  return db;
+  return { db };
 }
 
-/** Printed once, on the start that seeded the data: the keys themselves are never stored. */
-function printDemoKeys(config: AppConfig, keys: { key: string; organization: string }[], reports: number): void {
-  const base = `http://localhost:${config.port}`;
+/**
+ * Printed once, on the start that seeded the data (the keys themselves are never stored), once the
+ * server listens: its examples name the port it listens on, which PORT=0 leaves to the system.
+ */
+export function printDemoKeys(port: number, { keys, reports }: SeededDemo): void {
+  const base = `http://localhost:${port}`;
   const lines = [
     '',
     `Demo data seeded (${reports} reports). Demo API keys — shown only now, keep them:`,

@@ -3,7 +3,8 @@
  * within the key's organization (another organization's objects resolve to null).
  */
 import DataLoader from 'dataloader';
-import type { PrismaClient } from '../generated/prisma/client';
+import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { prepared } from '../platform/db/prepared-statements';
 import type { Contact } from './contacts/contact.type';
 import { notAuthenticated } from '../shared/errors';
 import type { Page, PageRequest } from '../shared/pagination';
@@ -94,13 +95,17 @@ export function createLoaders(prisma: PrismaClient, organizationId: string | nul
     user: scoped((client, org, ids) => findUsers(client, org, ids).then((rows) => byKey(ids, rows, (r) => r.id))),
     // Raw SQL for the relations every page may ask for: Prisma's findMany costs more CPU than the statement.
     organization: scoped(async (client, org, ids) => {
-      const rows = await client.$queryRaw<Organization[]>`
-        SELECT id, name, created_at, updated_at FROM organizations WHERE id = ${org}::uuid`;
+      const rows = await client.$queryRaw<Organization[]>(
+        prepared(Prisma.sql`SELECT id, name, created_at, updated_at FROM organizations WHERE id = ${org}::uuid`),
+      );
       return byKey(ids, rows, (r) => r.id);
     }),
     contact: scoped(async (client, org, ids) => {
-      const rows = await client.$queryRaw<Contact[]>`
-        SELECT id, name, email, phone, created_at FROM contacts WHERE organization_id = ${org}::uuid AND id = ANY(${ids}::uuid[])`;
+      const rows = await client.$queryRaw<Contact[]>(
+        prepared(
+          Prisma.sql`SELECT id, name, email, phone, created_at FROM contacts WHERE organization_id = ${org}::uuid AND id = ANY(${ids}::uuid[])`,
+        ),
+      );
       return byKey(ids, rows, (r) => r.id);
     }),
     report: scoped((client, org, tokens) => findReports(client, org, tokens).then((rows) => byKey(tokens, rows, (r) => r.token))),

@@ -2,22 +2,25 @@
  * The raw queries' timestamptz parser (src/platform/db/timestamptz.ts) gives the Date pg's own
  * parser (postgres-date) gives, for every text PostgreSQL can write: generated values of every
  * shape (UTC with 0-6 fraction digits, other zones, BC, years below 100, infinity), and the
- * values a real server writes in a UTC session and in a +05:30 one.
+ * values a real server writes in a UTC session and in a +05:30 one. The same instant, and the
+ * same ISO text (`toISOString`, JSON), which a ReadTimestamp keeps from the digits it read.
  */
 import fc from 'fast-check';
 import pg from 'pg';
 import { Prisma } from '../../src/generated/prisma/client';
 import { openDatabase } from '../../src/platform/db/database';
-import { parseTimestamptz } from '../../src/platform/db/timestamptz';
+import { parseTimestamptz, ReadTimestamp } from '../../src/platform/db/timestamptz';
 import { createScratchDatabase, type TestDatabase } from '../support/databases';
 
 const pgOwn = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, 'text') as (text: string) => Date | number | null;
 
-const same = (text: string) => {
-  const ours = parseTimestamptz(text);
-  const theirs = pgOwn(text);
-  return { text, ours: ours instanceof Date ? ours.getTime() : ours, theirs: theirs instanceof Date ? theirs.getTime() : theirs };
-};
+/** What an answer can see of a parsed value: its instant, its ISO text and its JSON. */
+const seen = (value: Date | number | null) =>
+  value instanceof Date
+    ? { time: value.getTime(), iso: Number.isNaN(value.getTime()) ? 'invalid' : value.toISOString(), json: JSON.stringify(value) }
+    : value;
+
+const same = (text: string) => ({ text, ours: seen(parseTimestamptz(text)), theirs: seen(pgOwn(text)) });
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 
@@ -48,7 +51,7 @@ describe('timestamptz parser of the raw queries', () => {
     fc.assert(
       fc.property(timestamptzText, (text) => {
         const { ours, theirs } = same(text);
-        expect(ours).toBe(theirs);
+        expect(ours).toEqual(theirs);
       }),
       { numRuns: 5_000, seed: 20261126 },
     );
@@ -56,7 +59,7 @@ describe('timestamptz parser of the raw queries', () => {
 
   it('keeps pg’s millisecond arithmetic and its special values', () => {
     for (const text of [
-      '2026-10-23 08:04:58.957+00', // 1000 * 0.957 is 956.99…: 956, as pg
+      '2026-10-23 08:04:58.957+00',
       '2026-10-23 08:04:58.999999+00',
       '2026-10-23 08:04:58+00',
       '2026-10-23 08:04:58.1+00',
@@ -67,10 +70,34 @@ describe('timestamptz parser of the raw queries', () => {
       '-infinity',
       '2026-10-23 08:04:58.5+00:00',
       '2026-1x-23 08:04:58+00',
+      // Never written by PostgreSQL; Date.UTC carries them over, and the text must follow the Date.
+      '2026-04-31 10:00:00+00',
+      '2026-02-29 10:00:00+00',
+      '2024-02-29 10:00:00+00',
+      '2026-13-01 10:00:00+00',
+      '2026-10-23 24:00:00+00',
+      '2026-10-23 23:60:00+00',
+      '2026-10-23 23:59:60+00',
+      '2026-10-00 10:00:00+00',
     ]) {
       const { ours, theirs } = same(text);
       expect({ text, ours }).toEqual({ text, ours: theirs });
     }
+  });
+
+  it('keeps the ISO text of a UTC value, and writes it anew once the Date is changed', () => {
+    const read = parseTimestamptz('2026-10-23 08:04:58.957123+00') as Date;
+    expect(read).toBeInstanceOf(ReadTimestamp);
+    expect(read).toBeInstanceOf(Date);
+    expect(read.toISOString()).toBe('2026-10-23T08:04:58.957Z');
+    expect(JSON.stringify({ at: read })).toBe('{"at":"2026-10-23T08:04:58.957Z"}');
+    expect(read.getTime()).toBe(Date.UTC(2026, 9, 23, 8, 4, 58, 957));
+    read.setTime(0);
+    expect(read.toISOString()).toBe('1970-01-01T00:00:00.000Z');
+    read.setUTCFullYear(2030);
+    expect(read.toISOString()).toBe('2030-01-01T00:00:00.000Z');
+    // Another zone is pg's own Date: no text kept.
+    expect(parseTimestamptz('2026-10-23 08:04:58+02')).not.toBeInstanceOf(ReadTimestamp);
   });
 
   describe('on PostgreSQL', () => {
@@ -95,14 +122,12 @@ describe('timestamptz parser of the raw queries', () => {
         const rows = await db.prisma.$queryRaw<{ ts: Date | number; text: string }[]>(Prisma.raw(values));
         expect(rows.length).toBeGreaterThan(200);
         for (const row of rows) {
-          const theirs = pgOwn(row.text);
-          expect({ text: row.text, ts: row.ts instanceof Date ? row.ts.getTime() : row.ts }).toEqual({
-            text: row.text,
-            ts: theirs instanceof Date ? theirs.getTime() : theirs,
-          });
+          expect({ text: row.text, ts: seen(row.ts) }).toEqual({ text: row.text, ts: seen(pgOwn(row.text)) });
         }
-        if (!parameters) expect(rows.some((row) => row.text.endsWith('+00'))).toBe(true);
-        else expect(rows.every((row) => !/\d[+-]00$/.test(row.text) || row.text.includes('infinity'))).toBe(true);
+        if (!parameters) {
+          expect(rows.some((row) => row.text.endsWith('+00'))).toBe(true);
+          expect(rows.filter((row) => row.ts instanceof ReadTimestamp).length).toBeGreaterThan(200);
+        } else expect(rows.every((row) => !/\d[+-]00$/.test(row.text) || row.text.includes('infinity'))).toBe(true);
       } finally {
         await db.close();
       }

@@ -9,6 +9,7 @@
  */
 import net from 'node:net';
 import pg from 'pg';
+import { createHttpServer } from '../../src/platform/http/http-server';
 import { startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 
@@ -117,6 +118,78 @@ describe('request limits', () => {
       // Node checks its timeouts every second (and this machine may be busy).
       expect(closedAfterMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
       expect(closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 4_000);
+    }
+  });
+
+  it('keeps an idle keep-alive connection past Node’s default 5 s and the request deadline: the client closes it first', async () => {
+    const { hostname, port } = new URL(server.url);
+    const socket = net.connect(Number(port), hostname);
+    const answers: string[] = [];
+    let closed = false;
+    socket.on('data', (chunk) => answers.push(chunk.toString('utf8')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => (closed = true));
+    try {
+      const request = `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`;
+      socket.write(request);
+      await waitFor(() => answers.join('').includes('\r\n\r\n'), 5_000);
+      expect(answers.join('').toLowerCase()).toContain('keep-alive: timeout=65');
+      await new Promise((resolve) => setTimeout(resolve, 6_500));
+      expect(closed).toBe(false);
+      socket.write(request);
+      await waitFor(() => answers.join('').split('HTTP/1.1 200').length === 3, 5_000);
+    } finally {
+      socket.destroy();
+    }
+  }, 20_000);
+
+  it('closes, once its answers under way are sent, without waiting out the keep-alive of their connections', async () => {
+    let requests = 0;
+    const slow = createHttpServer(
+      (_req, res) => {
+        requests += 1;
+        setTimeout(() => res.end('ok'), 500);
+      },
+      { requestTimeoutMs: 10_000 },
+    );
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const connect = () => {
+      const socket = net.connect((slow.address() as net.AddressInfo).port, '127.0.0.1');
+      const connection = { socket, received: '', closed: new Promise<void>((resolve) => socket.on('close', () => resolve())) };
+      socket.on('data', (chunk) => (connection.received += chunk.toString('utf8')));
+      socket.on('error', () => undefined);
+      return connection;
+    };
+    const answersOf = (received: string) =>
+      received
+        .split('HTTP/1.1 ')
+        .slice(1)
+        .map((answer) => answer.toLowerCase());
+    // One connection with a request under way when the server closes; another that sends one more after.
+    const [quiet, busy] = [connect(), connect()];
+    try {
+      const request = 'GET / HTTP/1.1\r\nHost: x\r\n\r\n';
+      quiet.socket.write(request);
+      busy.socket.write(request);
+      // Both under way (a connection that has sent nothing yet is idle, and close() would end it).
+      await waitFor(() => requests === 2, 5_000, 10);
+      const started = Date.now();
+      const closed = new Promise<number>((resolve) => slow.close(() => resolve(Date.now() - started)));
+      busy.socket.write(request);
+      // Not after the connections' 65 s of keep-alive.
+      expect(await closed).toBeLessThan(5_000);
+      await Promise.all([quiet.closed, busy.closed]);
+      // The answers begun before close() were told they may keep their connection; the one after, not.
+      expect(answersOf(quiet.received).map((answer) => [answer.slice(0, 3), /connection: (\S+)/.exec(answer)?.[1]])).toEqual([
+        ['200', 'keep-alive'],
+      ]);
+      expect(answersOf(busy.received).map((answer) => [answer.slice(0, 3), /connection: (\S+)/.exec(answer)?.[1]])).toEqual([
+        ['200', 'keep-alive'],
+        ['200', 'close'],
+      ]);
+    } finally {
+      for (const { socket } of [quiet, busy]) socket.destroy();
+      slow.closeAllConnections();
     }
   });
 

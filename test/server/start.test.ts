@@ -1,15 +1,17 @@
 /**
  * `npm start` as a newcomer runs it: a real process on an empty data folder (PGlite) or on a
- * PostgreSQL database, ready within 30 s, printing the demo keys once; its access log.
+ * PostgreSQL database, becoming ready, printing the demo keys once with the port it listens on;
+ * its access log; a port already taken.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { digestOf } from '../../src/features/auth/api-keys';
 import { createScratchDatabase, type TestDatabase } from '../support/databases';
-import { appProcessReady, ROOT, startAppProcess, stopAppProcess } from '../support/app-process';
+import { appProcessListening, appProcessReady, ROOT, startAppProcess, stopAppProcess } from '../support/app-process';
 import { waitFor } from '../support/wait';
 
 const start = startAppProcess;
@@ -28,7 +30,8 @@ describe('npm start', () => {
       expect((await fetch(`http://127.0.0.1:${first.port}/healthz`)).status).toBe(200);
       const keys = [...new Set(demoKeys(first.output()))];
       expect(keys).toHaveLength(2);
-      expect(first.output()).toContain(`curl -H 'x-api-key: ${keys[0]}'`);
+      // PORT=0 (app-process.ts): the examples name the port the system chose, not 0.
+      expect(first.output()).toContain(`curl -H 'x-api-key: ${keys[0]}' 'http://localhost:${first.port}/public/reports/?limit=2'`);
       const response = await fetch(`http://127.0.0.1:${first.port}/public/reports/?limit=1`, { headers: { 'x-api-key': keys[0]! } });
       expect(response.status).toBe(200);
       const page = (await response.json()) as { total: number; items: unknown[] };
@@ -84,7 +87,7 @@ describe('npm start', () => {
   it('with DATABASE_URL: the same on a PostgreSQL server', async () => {
     const scratch: TestDatabase = await createScratchDatabase('postgres');
     try {
-      const server = start({ DATABASE_URL: scratch.url!, LOG_LEVEL: 'info' });
+      const server = start({ DATABASE_URL: scratch.url! });
       await ready(server);
       const keys = [...new Set(demoKeys(server.output()))];
       expect(keys).toHaveLength(2);
@@ -132,10 +135,34 @@ describe('npm start', () => {
       await scratch.drop();
     }
   });
+  it("a port already taken (the API's or the metrics'): exits 1 saying so, and still prints the demo keys it seeded", async () => {
+    const scratch: TestDatabase = await createScratchDatabase('postgres');
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const server = start({ DATABASE_URL: scratch.url!, PORT: String(port) });
+      expect(await server.exited).toBe(1);
+      expect(server.output()).toMatch(/"msg":"failed to start"/);
+      expect(server.output()).toContain('EADDRINUSE');
+      // The keys exist nowhere else: the next start finds the data seeded and prints none.
+      expect(new Set(demoKeys(server.output())).size).toBe(2);
+
+      // The same for the metrics' own port (METRICS_PORT).
+      const metricsTaken = start({ DATABASE_URL: scratch.url!, METRICS_PORT: String(port) });
+      expect(await metricsTaken.exited).toBe(1);
+      expect(metricsTaken.output()).toMatch(/"msg":"failed to start"/);
+      expect(metricsTaken.output()).toContain('EADDRINUSE');
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+      await scratch.drop();
+    }
+  });
   it('MIGRATE_ON_START=false waits for `npm run db:migrate`; SHUTDOWN_DELAY_MS keeps serving while /readyz says 503', async () => {
     const scratch: TestDatabase = await createScratchDatabase('postgres');
     try {
       const server = start({ DATABASE_URL: scratch.url!, MIGRATE_ON_START: 'false', SHUTDOWN_DELAY_MS: '3000' });
+      await appProcessListening(server);
       await waitFor(async () => (await fetch(`http://127.0.0.1:${server.port}/healthz`).catch(() => null))?.status === 200, 30_000, 200);
       const before = await fetch(`http://127.0.0.1:${server.port}/readyz`);
       expect(before.status).toBe(503);

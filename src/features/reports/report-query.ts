@@ -181,6 +181,15 @@ function searchTerms(f: Partial<ReportFilterArgs>): string[] {
   return (f.search ?? '').split(/\s+/).filter(Boolean);
 }
 
+/**
+ * Whether the filters leave only the organization and `valid` (served by one index, whatever
+ * their values): then one generic plan fits every request, and PostgreSQL may keep it
+ * (platform/db/prepared-statements.ts). Any other filter's best plan depends on its value.
+ */
+export function onlyIndexedScope(f: Partial<ReportFilterArgs>): boolean {
+  return Object.entries(f).every(([name, value]) => name === 'valid' || value === undefined || value === null);
+}
+
 /** WHERE conditions for the filters, always scoped to the key's organization. */
 export function reportConditions(organizationId: string, f: Partial<ReportFilterArgs>): Prisma.Sql {
   const c: Prisma.Sql[] = [sql`r.organization_id = ${organizationId}::uuid`, sql`r.valid = ${f.valid ?? true}`];

@@ -1,7 +1,8 @@
 /**
  * Reading reports: plain inputs, plain outputs; both GraphQL and REST go through here.
  */
-import type { PrismaClient } from '../../generated/prisma/client';
+import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import { prepared } from '../../platform/db/prepared-statements';
 import { checkCursorWithOffset, keyTerms, keyValueOf, type CursorCodec, type CursorScope } from '../../shared/cursor';
 import { countWhenRead, cursorFields, pageBounds, type Page, type PageRequest } from '../../shared/pagination';
 import type { ReportFilterArgs } from './report-filters.args';
@@ -11,6 +12,7 @@ import {
   groupedReportPageSql,
   parseReportOrder,
   REPORT_KEY_COLUMNS,
+  onlyIndexedScope,
   reportCountSql,
   reportKeyValue,
   relationColumn,
@@ -76,7 +78,11 @@ export async function listReports(
   const scope: CursorScope = { list: 'reports', organizationId, order: terms, filters };
   // Decoded before any statement: a bad cursor is a 422 that costs no SQL.
   const after = page.cursor && cursors ? { terms, values: cursors.decode(page.cursor, scope) } : undefined;
-  const count = async () => Number((await prisma.$queryRaw<{ total: number }[]>(reportCountSql(organizationId, filters)))[0]?.total ?? 0);
+  // Without value-dependent filters, one plan serves every request: PostgreSQL may keep it. The
+  // request shaped the text (its order, its columns): the organization owns the name it takes.
+  const keep = (statement: Prisma.Sql) => (onlyIndexedScope(filters) ? prepared(statement, organizationId) : statement);
+  const count = async () =>
+    Number((await prisma.$queryRaw<{ total: number }[]>(keep(reportCountSql(organizationId, filters))))[0]?.total ?? 0);
   // Started with the page when wanted, so both statements run at once.
   const total = countTotal ? count() : countWhenRead(count);
   // A failed page must not leave the count's rejection unhandled.
@@ -86,9 +92,11 @@ export async function listReports(
   const query = { organizationId, filters, limit: cursors ? limit + 1 : limit, offset, order, after, columns };
   const planned = relations && (relations.dealership || relations.profile) ? relations : undefined;
   const rows = await prisma.$queryRaw<(CompactReportRow & Record<string, unknown>)[]>(
-    planned
-      ? reportPageWithRelationsSql(query, planned, { dealership: dealershipColumns(organizationId), profile: USER_COLUMNS })
-      : reportPageSql(query),
+    keep(
+      planned
+        ? reportPageWithRelationsSql(query, planned, { dealership: dealershipColumns(organizationId), profile: USER_COLUMNS })
+        : reportPageSql(query),
+    ),
   );
   const hasNextPage = rows.length > limit;
   const pageRows = hasNextPage ? rows.slice(0, limit) : rows;
@@ -158,10 +166,12 @@ export async function listReportsByGroup(
 
 /** Full reports by token (the fetch-one path and `counter`): raw SQL, like the lists. */
 export function findReports(prisma: PrismaClient, organizationId: string, tokens: readonly string[]): Promise<Report[]> {
-  return prisma.$queryRaw<Report[]>`
+  return prisma.$queryRaw<Report[]>(
+    prepared(Prisma.sql`
     SELECT r.token, r.created_at, r.updated_at, r.organization_id, r.entity_id, r.dealership_id, r.profile_id, r.contact_id,
       r.counter_id, r.type, r.valid, r.data, r.state, r.real_costs
-    FROM reports r WHERE r.organization_id = ${organizationId}::uuid AND r.token = ANY(${tokens}::uuid[])`;
+    FROM reports r WHERE r.organization_id = ${organizationId}::uuid AND r.token = ANY(${tokens}::uuid[])`),
+  );
 }
 
 /**
@@ -170,7 +180,8 @@ export function findReports(prisma: PrismaClient, organizationId: string, tokens
  * An index probe on the primary key; null when the organization has no such report.
  */
 export async function reportVersion(prisma: PrismaClient, organizationId: string, token: string): Promise<Date | null> {
-  const rows = await prisma.$queryRaw<{ updated_at: Date }[]>`
-    SELECT r.updated_at FROM reports r WHERE r.token = ${token}::uuid AND r.organization_id = ${organizationId}::uuid`;
+  const rows = await prisma.$queryRaw<{ updated_at: Date }[]>(
+    prepared(Prisma.sql`SELECT r.updated_at FROM reports r WHERE r.token = ${token}::uuid AND r.organization_id = ${organizationId}::uuid`),
+  );
   return rows[0]?.updated_at ?? null;
 }

@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import { prepared } from '../../platform/db/prepared-statements';
 import { checkCursorWithOffset, keysetCondition, keyTerms, type CursorCodec, type CursorScope, type KeyColumn } from '../../shared/cursor';
 import { orderByClause, orderTerms, prismaOrderBy, type OrderTerm } from '../../shared/order-by';
 import { keysetPage, pageBounds, type Page, type PageRequest } from '../../shared/pagination';
@@ -93,8 +94,11 @@ export const USER_DATE_FIELDS = ['created_at', 'last_activity'] as const;
 
 /** Raw SQL on this per-request path (every page's `profile`): Prisma's findMany costs more CPU than the statement. */
 export function findUsers(prisma: PrismaClient, organizationId: string, ids: readonly string[]): Promise<User[]> {
-  return prisma.$queryRaw<User[]>`
-    SELECT ${USER_COLUMNS} FROM users u WHERE u.organization_id = ${organizationId}::uuid AND u.id = ANY(${ids}::uuid[])`;
+  return prisma.$queryRaw<User[]>(
+    prepared(
+      Prisma.sql`SELECT ${USER_COLUMNS} FROM users u WHERE u.organization_id = ${organizationId}::uuid AND u.id = ANY(${ids}::uuid[])`,
+    ),
+  );
 }
 
 /** A page of users for each of several dealerships, in one statement plus one count. */

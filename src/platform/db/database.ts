@@ -136,13 +136,14 @@ function openPool(rawUrl: string, options: DatabaseOptions, applicationName: str
 }
 
 /** A PostgreSQL server's client: Prisma over the pool, its raw reads straight on the pool. */
-function postgresClient(pool: pg.Pool, options: DatabaseOptions): PrismaClient {
-  return withDirectRawQueries(prismaClient(new PrismaPg(pool), options), pool, options.onQuery);
+function postgresClient(pool: pg.Pool, url: string, options: DatabaseOptions): PrismaClient {
+  const namedStatements = !pgbouncerFlag(url).pgbouncer;
+  return withDirectRawQueries(prismaClient(new PrismaPg(pool), options), pool, { onQuery: options.onQuery, namedStatements });
 }
 
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
   const pool = openPool(url, options, 'vr-api');
-  const prisma = postgresClient(pool, options);
+  const prisma = postgresClient(pool, url, options);
   const replicaUrls = options.replicaUrls ?? [];
   const replicas =
     replicaUrls.length === 0
@@ -150,7 +151,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       : new ReplicaSet(
           replicaUrls.map((replicaUrl) => {
             const replicaPool = openPool(replicaUrl, options, 'vr-api-replica');
-            return { name: serverName(replicaUrl), pool: replicaPool, prisma: postgresClient(replicaPool, options) };
+            return { name: serverName(replicaUrl), pool: replicaPool, prisma: postgresClient(replicaPool, replicaUrl, options) };
           }),
           prisma,
           options.replicaMaxLagMs ?? 5_000,

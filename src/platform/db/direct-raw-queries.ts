@@ -12,6 +12,8 @@
  */
 import type pg from 'pg';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import { logger } from '../logger';
+import { preparedOwner, preparedStatementLost, StatementNames } from './prepared-statements';
 
 export type QueryObserver = (event: { query: string; durationMs: number }) => void;
 
@@ -21,14 +23,42 @@ function sqlOf(first: unknown, values: unknown[]): Prisma.Sql {
   return Prisma.sql(first as TemplateStringsArray, ...values);
 }
 
-export function withDirectRawQueries(prisma: PrismaClient, pool: pg.Pool, onQuery?: QueryObserver): PrismaClient {
+export interface DirectRawQueryOptions {
+  onQuery?: QueryObserver;
+  /** false behind a transaction-mode pooler (`?pgbouncer=true`): a prepared statement lives on one server connection */
+  namedStatements: boolean;
+}
+
+export function withDirectRawQueries(prisma: PrismaClient, pool: pg.Pool, options: DirectRawQueryOptions): PrismaClient {
+  const names = new StatementNames(options.namedStatements);
+  const run = async (sql: Prisma.Sql): Promise<unknown[]> => {
+    const owner = preparedOwner(sql);
+    const name = owner === undefined ? undefined : names.nameOf(sql.text, owner);
+    if (name === undefined) return (await pool.query(sql.text, sql.values)).rows;
+    try {
+      return (await pool.query({ name, text: sql.text, values: sql.values })).rows;
+    } catch (error) {
+      if (!preparedStatementLost(error)) throw error;
+      // The connection does not hold what the driver believes it prepared there: a pooler between
+      // them, or a migration under a kept plan. Naming stops for this pool; this statement runs
+      // again (so does each one already sent named when another found out first).
+      if (names.enabled) {
+        names.disable();
+        logger.warn(
+          { code: (error as { code?: string }).code },
+          'prepared statements turned off for this pool: the server did not keep them',
+        );
+      }
+      return (await pool.query(sql.text, sql.values)).rows;
+    }
+  };
   const queryRaw = async (first: unknown, ...values: unknown[]): Promise<unknown[]> => {
     const sql = sqlOf(first, values);
     const started = performance.now();
     try {
-      return (await pool.query(sql.text, sql.values)).rows;
+      return await run(sql);
     } finally {
-      onQuery?.({ query: sql.text, durationMs: performance.now() - started });
+      options.onQuery?.({ query: sql.text, durationMs: performance.now() - started });
     }
   };
   return new Proxy(prisma, {

@@ -4,8 +4,8 @@
  * Node answers those itself, before express sees anything; the `clientError` handler here answers
  * them in the application's words (refusals.ts), like every other error (api-behaviour.md).
  */
-import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { AnswerRefusal, PlatformRefusal } from './refusals';
@@ -27,6 +27,16 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 
 /** The headers must arrive within this (and within the request timeout, whichever is shorter). */
 export const HEADERS_TIMEOUT_MS = 10_000;
+
+/**
+ * How long an idle keep-alive connection is kept: longer than the idle time of the balancers and
+ * clients in front of us (HAProxy's here, an ALB's 60 s, undici's 4 s), so that the client side
+ * closes it first. When the server closes first, a request the client sends at that moment meets
+ * a reset, and a POST is not re-sent. With Node's default of 5 s, a test's lead creation met
+ * ECONNRESET on a busy machine, its client's keep-alive timer late (test/server/limits.test.ts
+ * checks the connection is kept).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export interface HttpServerLimits {
   /** Time allowed to receive a whole request (headers and body). */
@@ -80,6 +90,7 @@ export function createHttpServer(app: ListenerWithRefusals, limits: HttpServerLi
       maxHeaderSize: MAX_HEADER_BYTES,
       requestTimeout: limits.requestTimeoutMs,
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs),
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
       // How often Node checks the two timeouts above (default 30 s would stretch them).
       connectionsCheckingInterval: 1_000,
     },
@@ -89,13 +100,49 @@ export function createHttpServer(app: ListenerWithRefusals, limits: HttpServerLi
     answerClientError(app.locals?.answerRefusal, error, socket),
   );
   const upgrade = (app as { locals?: Record<string, unknown> }).locals?.[UPGRADE_HANDLER] as UpgradeHandler | undefined;
-  if (upgrade) {
+  if (upgrade)
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => upgrade.handleUpgrade(request, socket, head));
-    const close = server.close.bind(server);
-    server.close = ((callback?: (error?: Error) => void) => {
-      upgrade.closeAll();
-      return close(callback);
-    }) as typeof server.close;
-  }
+  const close = server.close.bind(server);
+  server.close = ((callback?: (error?: Error) => void) => {
+    // The upgraded sockets: the server's close would wait for them forever otherwise.
+    upgrade?.closeAll();
+    if (server.listening) sweepIdleConnectionsUntilClosed(server);
+    return close(callback);
+  }) as typeof server.close;
   return server;
+}
+
+/** How often a closing server closes the connections that went idle since (their answer sent). */
+const CLOSING_SWEEP_MS = 250;
+
+/**
+ * Node's close() closes the connections idle at that moment; one whose request is under way goes
+ * idle when its answer is sent, and would then be kept KEEP_ALIVE_TIMEOUT_MS before the server
+ * closes (measured: close() waited 66 s for one answer under way; a shutdown would reach its
+ * forced exit first). So they are closed as they go idle, and a request that still comes on one
+ * is answered with `Connection: close`.
+ */
+function sweepIdleConnectionsUntilClosed(server: Server): void {
+  server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+    if (!response.headersSent) response.shouldKeepAlive = false;
+  });
+  server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), CLOSING_SWEEP_MS);
+  sweep.unref();
+  server.once('close', () => clearInterval(sweep));
+}
+
+/**
+ * Listens, and settles once it does: with the port listened on (PORT=0 lets the system choose), or
+ * with the reason it cannot (EADDRINUSE: another process has the port), instead of the unhandled
+ * 'error' event that would end the process with a stack trace.
+ */
+export function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
 }

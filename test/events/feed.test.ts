@@ -53,6 +53,22 @@ async function readAtLeast(server: TestServer, key: string, after: string, count
   return { events, next };
 }
 
+/**
+ * Every event committed so far and the `next` after them. A test that reads "from now on" starts
+ * here: a plain read's `next` is the horizon, which a transaction running elsewhere on the server
+ * (another suite's database) may hold below events committed before, and those would show up
+ * later. Waits until the horizon has passed a transaction id taken now, above every earlier one.
+ */
+async function readSettled(server: TestServer, key: string): Promise<{ events: FeedEvent[]; next: string }> {
+  const [taken] = await server.db.prisma.$queryRawUnsafe<{ xid: string }[]>('SELECT pg_current_xact_id()::text AS xid');
+  const now = BigInt(taken!.xid);
+  return (await waitFor(async () => {
+    const read = await readAll(server, key);
+    const horizon = BigInt(Buffer.from(read.next, 'base64url').toString('latin1').split('.')[0]!);
+    return horizon > now ? read : undefined;
+  }, 20_000))!;
+}
+
 describe.each(DATABASE_KINDS)('change feed on %s', (kind) => {
   let server: TestServer;
   let keyA: string;
@@ -90,7 +106,7 @@ describe.each(DATABASE_KINDS)('change feed on %s', (kind) => {
   });
 
   it('shows a report changed by plain SQL once, with the state step that appeared', async () => {
-    const { next } = await readAll(server, keyA);
+    const { next } = await readSettled(server, keyA);
     const token = tokensOf(orgA)[0]!;
     // As the inspection application would write it: plain SQL, no API involved.
     await server.db.prisma.$executeRawUnsafe(
@@ -115,7 +131,7 @@ describe.each(DATABASE_KINDS)('change feed on %s', (kind) => {
   });
 
   it('writes one event per changed report for a bulk statement, filtered by type on request', async () => {
-    const { next } = await readAll(server, keyA);
+    const { next } = await readSettled(server, keyA);
     const changed = await server.db.prisma.$executeRawUnsafe(`UPDATE reports SET valid = NOT valid WHERE organization_id = $1::uuid`, orgA);
     expect(changed).toBe(tokensOf(orgA).length);
     const { events } = await readAtLeast(server, keyA, next, 2 * changed, 9);
@@ -131,7 +147,7 @@ describe.each(DATABASE_KINDS)('change feed on %s', (kind) => {
   });
 
   it("records a notification's final outcome (delivered, failed), not its retries", async () => {
-    const { next } = await readAll(server, keyA);
+    const { next } = await readSettled(server, keyA);
     const token = tokensOf(orgA)[1]!;
     const ids = await server.db.prisma.$queryRawUnsafe<{ id: string }[]>(
       `INSERT INTO notification_outbox (id, report_token, organization_id, channel, recipient, payload, updated_at)
@@ -172,7 +188,7 @@ describe.each(DATABASE_KINDS)('change feed on %s', (kind) => {
   });
 
   it('prunes events older than the retention, and only those', async () => {
-    const { events } = await readAll(server, keyA);
+    const { events } = await readSettled(server, keyA);
     const old = events.slice(0, 3).map((e) => e.position);
     await server.db.prisma.$executeRawUnsafe(
       `UPDATE events SET occurred_at = now() - interval '31 days' WHERE position = ANY($1::bigint[])`,
@@ -232,7 +248,7 @@ describe('change feed on postgres, transactions committing out of order', () => 
     const second = new pg.Client({ connectionString: server.databaseUrl });
     await Promise.all([first.connect(), second.connect()]);
     try {
-      let { next } = await readAll(server, key);
+      let { next } = await readSettled(server, key);
       const seen: FeedEvent[] = [];
       await first.query('BEGIN');
       await touch(first, tokens[0]!, 1); // the smaller position
@@ -266,7 +282,7 @@ describe('change feed on postgres, transactions committing out of order', () => 
       }),
     );
     try {
-      let { next } = await readAll(server, key);
+      let { next } = await readSettled(server, key);
       const seen: FeedEvent[] = [];
       let writing = true;
       const reader = (async () => {

@@ -2,10 +2,9 @@
  * Every database test runs twice: on PGlite (in memory) and on the PostgreSQL server named by
  * TEST_DATABASE_URL, each time in a database created for it and dropped afterwards.
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { openDatabase, type Database, type DatabaseKind, type DatabaseOptions } from '../../src/platform/db/database';
 import { applyMigrations } from '../../src/platform/db/migrations/apply';
+import { adminQueryAt, scratchDatabaseName } from './scratch-databases';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/test';
 
@@ -20,13 +19,7 @@ export interface TestDatabase {
 }
 
 async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
+  await adminQueryAt(TEST_DATABASE_URL, sql);
 }
 
 /** A fresh, empty scratch database (no migrations applied). */
@@ -34,7 +27,7 @@ export async function createScratchDatabase(kind: DatabaseKind): Promise<TestDat
   if (kind === 'pglite') {
     return { kind, open: (options) => openDatabase({ ...options, dataDir: 'memory://' }), drop: async () => undefined };
   }
-  const name = `vr_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const name = scratchDatabaseName();
   await adminQuery(`CREATE DATABASE ${name}`);
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;

@@ -72,6 +72,7 @@ export async function provision(): Promise<Provisioned> {
 
   const databaseUrl = process.env.TEST_DATABASE_URL || DEFAULT_DATABASE_URL;
   if (await postgresAnswers(databaseUrl)) {
+    process.env.TEST_DATABASE_URL = databaseUrl;
     lines.push(`PostgreSQL: using ${redact(databaseUrl)}`);
   } else {
     if (!existsSync(path.join(PG_BIN, 'initdb'))) {

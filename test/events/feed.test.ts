@@ -4,6 +4,7 @@
  * out of order; one organization never sees another's; bad cursors and filters are 422.
  */
 import pg from 'pg';
+import { decodeCursor } from '../../src/features/events/event-cursor';
 import { pruneEvents } from '../../src/features/events/events.service';
 import { DATABASE_KINDS } from '../support/databases';
 import type { PushedEvent } from '../support/subscriptions';
@@ -64,8 +65,7 @@ async function readSettled(server: TestServer, key: string): Promise<{ events: F
   const now = BigInt(taken!.xid);
   return (await waitFor(async () => {
     const read = await readAll(server, key);
-    const horizon = BigInt(Buffer.from(read.next, 'base64url').toString('latin1').split('.')[0]!);
-    return horizon > now ? read : undefined;
+    return decodeCursor(read.next)!.xid > now ? read : undefined;
   }, 20_000))!;
 }
 

@@ -4,6 +4,7 @@
  */
 import DataLoader from 'dataloader';
 import { Prisma, type PrismaClient } from '../generated/prisma/client';
+import { keyCondition } from '../platform/db/key-condition';
 import { prepared } from '../platform/db/prepared-statements';
 import type { Contact } from './contacts/contact.type';
 import { notAuthenticated } from '../shared/errors';
@@ -103,7 +104,7 @@ export function createLoaders(prisma: PrismaClient, organizationId: string | nul
     contact: scoped(async (client, org, ids) => {
       const rows = await client.$queryRaw<Contact[]>(
         prepared(
-          Prisma.sql`SELECT id, name, email, phone, created_at FROM contacts WHERE organization_id = ${org}::uuid AND id = ANY(${ids}::uuid[])`,
+          Prisma.sql`SELECT id, name, email, phone, created_at FROM contacts WHERE organization_id = ${org}::uuid AND ${keyCondition('id', ids)}`,
         ),
       );
       return byKey(ids, rows, (r) => r.id);

@@ -5,8 +5,10 @@
  * and only them, none behind `?pgbouncer=true`, and a connection that lost them (a pooler between,
  * a migration under a kept plan) still answering, with naming off from then on.
  */
+import { randomUUID } from 'node:crypto';
 import { Prisma } from '../../src/generated/prisma/client';
 import { openDatabase, type Database } from '../../src/platform/db/database';
+import { applyMigrations } from '../../src/platform/db/migrations/apply';
 import {
   FIXED_TEXT_NAMES_CAPACITY,
   NAMES_PER_OWNER,
@@ -16,6 +18,8 @@ import {
   StatementNames,
 } from '../../src/platform/db/prepared-statements';
 import { onlyIndexedScope } from '../../src/features/reports/report-query';
+import { findReports } from '../../src/features/reports/reports.service';
+import { findUsers } from '../../src/features/users/users.service';
 import { createScratchDatabase, type TestDatabase } from '../support/databases';
 
 let scratch: TestDatabase;
@@ -110,6 +114,30 @@ describe('prepared statements on PostgreSQL', () => {
     expect(statementNameOf('SELECT 0')).not.toBe(statementNameOf('SELECT 1'));
     expect(names.nameOf('SELECT one more')).toBeUndefined();
     expect(new StatementNames(false).nameOf('SELECT 0')).toBeUndefined();
+  });
+});
+
+describe('lookups by key', () => {
+  // src/platform/db/key-condition.ts: `= ANY($n)` is planned again on every execution.
+  it('keep one generic plan for a single key (a fetch-one), and still load several keys in one statement', async () => {
+    const db = await openOneConnection();
+    await db.withSession((session) => applyMigrations(session));
+    const organization = randomUUID();
+    const [one, two] = [randomUUID(), randomUUID()];
+    for (let i = 0; i < 8; i++) {
+      expect(await findReports(db.prisma, organization, [one])).toEqual([]);
+      expect(await findUsers(db.prisma, organization, [one])).toEqual([]);
+    }
+    expect(await findReports(db.prisma, organization, [one, two])).toEqual([]);
+    const plans = await db.prisma.$queryRaw<{ statement: string; generic_plans: bigint; custom_plans: bigint }[]>(
+      Prisma.sql`SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements`,
+    );
+    const lookups = plans.filter((p) => /FROM (reports r|users u)/.test(p.statement));
+    const single = lookups.filter((p) => !p.statement.includes('ANY('));
+    expect(single).toHaveLength(2);
+    // PostgreSQL plans the first five executions with their values, then keeps the generic plan.
+    for (const plan of single) expect(Number(plan.generic_plans)).toBeGreaterThanOrEqual(3);
+    expect(lookups.filter((p) => p.statement.includes('ANY('))).toHaveLength(1);
   });
 });
 

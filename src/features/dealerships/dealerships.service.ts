@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import { keyCondition } from '../../platform/db/key-condition';
 import { checkCursorWithOffset, keysetCondition, keyTerms, type CursorCodec, type CursorScope, type KeyColumn } from '../../shared/cursor';
 import { orderByClause, orderTerms, prismaOrderBy, type OrderTerm } from '../../shared/order-by';
 import { keysetPage, pageBounds, type Page } from '../../shared/pagination';
@@ -85,7 +86,7 @@ export async function listDealerships(
  * findMany costs more CPU than the statement. The same columns and user_count as dealershipSelect.
  */
 export function findDealerships(prisma: PrismaClient, organizationId: string, ids: readonly string[]): Promise<Dealership[]> {
-  return dealershipRows(prisma, organizationId, Prisma.sql`AND d.id = ANY(${ids}::uuid[])`);
+  return dealershipRows(prisma, organizationId, Prisma.sql`AND ${keyCondition('d.id', ids)}`);
 }
 
 /** The loader's timestamp columns: a page that plans its dealerships in (report-query.ts) reads them as JSON. */

@@ -2,6 +2,7 @@
  * Reading reports: plain inputs, plain outputs; both GraphQL and REST go through here.
  */
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import { keyCondition } from '../../platform/db/key-condition';
 import { prepared } from '../../platform/db/prepared-statements';
 import { checkCursorWithOffset, keyTerms, keyValueOf, type CursorCodec, type CursorScope } from '../../shared/cursor';
 import { countWhenRead, cursorFields, pageBounds, type Page, type PageRequest } from '../../shared/pagination';
@@ -170,7 +171,7 @@ export function findReports(prisma: PrismaClient, organizationId: string, tokens
     prepared(Prisma.sql`
     SELECT r.token, r.created_at, r.updated_at, r.organization_id, r.entity_id, r.dealership_id, r.profile_id, r.contact_id,
       r.counter_id, r.type, r.valid, r.data, r.state, r.real_costs
-    FROM reports r WHERE r.organization_id = ${organizationId}::uuid AND r.token = ANY(${tokens}::uuid[])`),
+    FROM reports r WHERE r.organization_id = ${organizationId}::uuid AND ${keyCondition('r.token', tokens)}`),
   );
 }
 

@@ -1,4 +1,5 @@
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
+import { keyCondition } from '../../platform/db/key-condition';
 import { prepared } from '../../platform/db/prepared-statements';
 import { checkCursorWithOffset, keysetCondition, keyTerms, type CursorCodec, type CursorScope, type KeyColumn } from '../../shared/cursor';
 import { orderByClause, orderTerms, prismaOrderBy, type OrderTerm } from '../../shared/order-by';
@@ -96,7 +97,7 @@ export const USER_DATE_FIELDS = ['created_at', 'last_activity'] as const;
 export function findUsers(prisma: PrismaClient, organizationId: string, ids: readonly string[]): Promise<User[]> {
   return prisma.$queryRaw<User[]>(
     prepared(
-      Prisma.sql`SELECT ${USER_COLUMNS} FROM users u WHERE u.organization_id = ${organizationId}::uuid AND u.id = ANY(${ids}::uuid[])`,
+      Prisma.sql`SELECT ${USER_COLUMNS} FROM users u WHERE u.organization_id = ${organizationId}::uuid AND ${keyCondition('u.id', ids)}`,
     ),
   );
 }

@@ -60,14 +60,17 @@ export const accessLog = () =>
       res.setHeader('x-request-id', id);
       return id;
     },
+    // The serializers read the request and response themselves: pino-std-serializers' wrappers
+    // would first copy every header of both (and parse the query string) into objects these drop.
+    wrapSerializers: false,
     // The URL's query string may carry personal data (search=, vin=): log the path only.
     serializers: {
-      // `raw` is the request itself (pino-std-serializers), whose response holds the recorded route.
-      req: (req: { id: string; method: string; url: string; raw?: { res?: ServerResponse } }) => {
-        const path = req.url.split('?')[0]!;
-        return { id: req.id, method: req.method, route: routeOf(req.raw?.res), path };
+      // Express's request, whose response holds the recorded route; `originalUrl` before any router rewrites `url`.
+      req: (req: IncomingMessage & { id: string; originalUrl?: string; res?: ServerResponse }) => {
+        const path = (req.originalUrl ?? req.url ?? '').split('?')[0]!;
+        return { id: req.id, method: req.method, route: routeOf(req.res), path };
       },
-      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      res: (res: ServerResponse) => ({ status: res.statusCode }),
     },
     // A 503 is a deliberate answer (database away, deadline passed) whose cause is logged where it is
     // decided: a warning here, not an error with a stack.

@@ -54,7 +54,11 @@ export class CreateWebhookEndpointArgs {
   @Rules({ kind: 'length', max: 1000 })
   types?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'replay the feed from this cursor (default: what commits from now on)' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'replay the feed from this cursor (default: the feed horizon: what commits from now on and possibly events committed a moment before while an older transaction was running)',
+  })
   @Rules({ kind: 'length', max: 64 })
   after?: string | null;
 }

@@ -5,7 +5,8 @@
  * one-element array, so it never keeps it. Measured with pgbench (-M prepared, one report's row at
  * 100k reports): 0.144 ms per execution with `= ANY($n)`, 0.100 ms with `= $n`. A fetch-one loads
  * one key, so it takes the statement whose generic plan PostgreSQL keeps; a batch of keys (a page's
- * relations) still goes in one statement.
+ * relations) still goes in one statement. `column` is spliced in as written: a name fixed in the
+ * code, never anything from a request.
  */
 import { Prisma } from '../../generated/prisma/client';
 

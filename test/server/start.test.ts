@@ -110,7 +110,7 @@ describe('npm start', () => {
         .map(
           (line) =>
             JSON.parse(line) as {
-              req: { route: string; method: string };
+              req: { id: string; route: string; method: string; path: string };
               res: { status: number };
               responseTime: number;
               organization_id?: string;
@@ -128,6 +128,16 @@ describe('npm start', () => {
         expect(line).toMatchObject({ res: { status: 200 }, organization_id: rows[0]!.organization_id });
         expect(line!.responseTime).toBeGreaterThanOrEqual(0);
       }
+      // The request's fields are exactly these (the serializers read the request themselves): its
+      // id as the response's x-request-id, the path without its query string.
+      expect(rest!.req).toEqual({
+        id: response.headers.get('x-request-id'),
+        method: 'GET',
+        route: '/public/dealerships/',
+        path: '/public/dealerships/',
+      });
+      expect(gql!.req).toEqual({ id: graphql.headers.get('x-request-id'), method: 'POST', route: '/graphql', path: '/graphql' });
+      expect(Object.keys(rest!.res)).toEqual(['status']);
       const logged = accessLines.map((l) => JSON.stringify(l)).join('\n');
       expect(logged).not.toContain(keys[0]!);
       expect(logged).not.toContain('limit=2');

@@ -17,7 +17,8 @@ export interface ChildServer {
   process: ChildProcess;
 }
 
-export function startChild(name: string, file: string, env: Record<string, string>): Promise<ChildServer> {
+/** `execPath`: the Node binary to run it on (default: this process's). */
+export function startChild(name: string, file: string, env: Record<string, string>, execPath?: string): Promise<ChildServer> {
   // The access log is on, as in production (LOG_LEVEL=info, one JSON line per request): its lines
   // go to a file, whose path is printed, instead of the table's terminal.
   const logPath = path.join(os.tmpdir(), `vr-bench-${name}-${process.pid}.log`);
@@ -26,6 +27,7 @@ export function startChild(name: string, file: string, env: Record<string, strin
   const child = fork(path.join(__dirname, file), [], {
     // As the Dockerfile runs the service (its NODE_OPTIONS): a 64 MB young generation.
     execArgv: ['--max-semi-space-size=64', '--import', 'tsx'],
+    ...(execPath ? { execPath } : {}),
     // The limiter still runs (its cost is part of the measure) but never refuses: the load is ours.
     env: {
       ...process.env,

@@ -10,8 +10,9 @@
  *   --database-url URL   use this database (migrated here; loaded only when it has no reports)
  *   --keep               keep the scratch database
  *   --peers              instead of the scenarios: our app, the baseline and PostGraphile 5
- *                        (installed on demand into bench/.peers/) on three scenarios, same data
- *                        checked first, with the CPU of the PostgreSQL backends (bench/peers/)
+ *                        (installed on demand into bench/.peers/, with the Node 22 all three
+ *                        then run on) on three scenarios, same data checked first, with the CPU
+ *                        of the PostgreSQL backends (bench/peers/)
  *   --rounds N           with --peers: rounds of alternating systems, medians kept (default 3)
  *   --only REGEX         only the scenarios whose name matches (e.g. 'default page|vin|type=')
  *   --open-loop R1,R2    instead of autocannon's closed loop: the app alone, each scenario sent at
@@ -29,6 +30,7 @@ import { ADMIN_URL, adminQuery, log } from './support';
 import { buildScenarios } from './scenarios';
 import { measure, startChild, type ChildServer, type Measurement } from './measure';
 import { peerTable, runPeers } from './peers/run-peers';
+import { PEER_NODE, preparePostGraphile } from './peers/postgraphile';
 import { openLoop, openLoopTable, type OpenLoopRow } from './open-loop';
 
 interface Options {
@@ -172,11 +174,16 @@ async function main(): Promise<void> {
     const apiKey = (await issueApiKey(db.prisma, scenarios.organizationId, 'bench', 'bench')).key;
     await db.close();
 
-    const app = await startChild('app', 'app-server.ts', { DATABASE_URL: url });
-    const baseline = await startChild('baseline', 'baseline-server.ts', {
-      DATABASE_URL: url,
-      BENCH_ORGANIZATION_ID: scenarios.organizationId,
-    });
+    // With the peers, the app and the baseline run on PostGraphile's Node (22, the image's).
+    if (options.peers) preparePostGraphile(log);
+    const execPath = options.peers ? PEER_NODE : undefined;
+    const app = await startChild('app', 'app-server.ts', { DATABASE_URL: url }, execPath);
+    const baseline = await startChild(
+      'baseline',
+      'baseline-server.ts',
+      { DATABASE_URL: url, BENCH_ORGANIZATION_ID: scenarios.organizationId },
+      execPath,
+    );
     children.push(app, baseline);
 
     const dir = path.join(__dirname, 'results');

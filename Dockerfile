@@ -4,7 +4,7 @@
 
 # Node 22 (maintenance LTS until 2027-04-30): Node 20 reached its end of life on 2026-04-30. The
 # suite runs on both (.ci/run); on 22 the same code answers GraphQL for 15-19 % less CPU per report
-# (bench/HISTORY.md, 2026-11-28, 07:05).
+# (bench/HISTORY.md, 2026-11-28, 06:26).
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json prisma.config.ts ./

@@ -8,7 +8,7 @@
  */
 import { checkOnce, measure, type ChildServer, type Measurement, type MeasureOptions } from '../measure';
 import { backendCpuWindow } from './pg-backends';
-import { preparePostGraphile, startPostGraphile } from './postgraphile';
+import { startPostGraphile } from './postgraphile';
 import { buildPeerScenarios, type Answer, type PeerContext, type PeerScenario, type PeerVariant, type System } from './scenarios';
 
 export interface PeerOptions extends MeasureOptions {
@@ -124,7 +124,7 @@ export async function runPeers(
   log: (line: string) => void,
   onStart: (server: ChildServer) => void,
 ): Promise<PeerResult[]> {
-  preparePostGraphile(log);
+  // PostGraphile is installed already: bench/run.ts prepares it before starting ours on its Node.
   const postgraphile = await startPostGraphile(options.databaseUrl);
   onStart(postgraphile);
   const servers: Record<System, ChildServer> = { ...ours, postgraphile };

@@ -138,6 +138,7 @@ describe('npm start', () => {
       });
       expect(gql!.req).toEqual({ id: graphql.headers.get('x-request-id'), method: 'POST', route: '/graphql', path: '/graphql' });
       expect(Object.keys(rest!.res)).toEqual(['status']);
+      expect(Object.keys(gql!.res)).toEqual(['status']);
       const logged = accessLines.map((l) => JSON.stringify(l)).join('\n');
       expect(logged).not.toContain(keys[0]!);
       expect(logged).not.toContain('limit=2');

@@ -241,17 +241,19 @@ describe('SIV plates', () => {
 
 describe('buildDemoDataset', () => {
   let dataset: DemoDataset;
-  let buildMs: number;
+  let buildCpuMs: number;
 
   beforeAll(() => {
-    const started = performance.now();
+    const started = process.cpuUsage();
     dataset = buildDemoDataset();
-    buildMs = performance.now() - started;
+    const used = process.cpuUsage(started);
+    buildCpuMs = (used.user + used.system) / 1000;
   });
 
-  it('builds 2400 reports well under 5 s', () => {
-    // About 0.3-1 s here; the bound is the requirement itself so a busy CI machine does not flake.
-    expect(buildMs).toBeLessThan(5000);
+  it('builds 2400 reports well under 5 s of CPU', () => {
+    // About 0.3-1 s here. CPU time, not wall time: under the suite's parallel load the wall clock
+    // once read 5.2 s for the same work (a CI clone, 2026-11-28), waiting for a core, not working.
+    expect(buildCpuMs).toBeLessThan(5000);
   });
 
   it('is deterministic for a seed and differs for another seed', () => {

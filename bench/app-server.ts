@@ -7,7 +7,8 @@
  *   DATABASE_URL=postgresql://…/vr_bench_… PORT=4555 RATE_LIMIT_PER_MINUTE=1000000000 LOG_LEVEL=warn \
  *     node --import tsx --cpu-prof bench/app-server.ts
  * prints an API key of the organization with the most reports; load it (autocannon), then Ctrl-C:
- * the .cpuprofile is written on exit (open it in Chrome DevTools).
+ * the .cpuprofile is written on exit (open it in Chrome DevTools, or print its tables with
+ * `npx tsx bench/profile-summary.ts <file> [top] [pattern …]`).
  */
 import 'reflect-metadata';
 import { issueApiKey } from '../src/features/auth/api-keys';

@@ -4,7 +4,7 @@
  * service is JSON with a `detail`), written by its one error writer.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { logger } from '../platform/logger';
+import { requestLogger } from '../platform/http/access-log';
 import { AppError, badRequest, notFound, payloadTooLarge, unsupportedMediaType } from '../shared/errors';
 import { restErrorOfFailure, sendRestError } from './rest/rest-errors';
 
@@ -25,5 +25,5 @@ function clientErrorOf(error: { status?: unknown; expose?: unknown; message?: un
 export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   if (res.headersSent) return;
   // The request's own logger: its lines carry the request id.
-  sendRestError(res, clientErrorOf(error) ?? restErrorOfFailure(error, req.log ?? logger));
+  sendRestError(res, clientErrorOf(error) ?? restErrorOfFailure(error, requestLogger(req)));
 };

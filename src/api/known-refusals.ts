@@ -15,13 +15,13 @@
  * when the hold ends.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import { refusalHoldMs, type ApiServices } from './request-context';
+import type { PresentedKey } from '../features/auth/api-keys';
+import { presentedKeyOf, refusalHoldMs, type ApiServices } from './request-context';
 import { restMatchOf } from './request-route';
 
 /** The hold this request will have, when this instance already knows its refusal. */
-function knownRefusalHoldMs(services: ApiServices, header: string | string[] | undefined, clientAddress: string): number {
+function knownRefusalHoldMs(services: ApiServices, presented: PresentedKey | undefined, clientAddress: string): number {
   if (!services.refusalDelayMs) return 0;
-  const presented = (Array.isArray(header) ? header[0] : header)?.trim();
   const addressRefused = services.rateLimits.anonymous.refusal(clientAddress);
   if (presented) {
     const principal = services.apiKeys.known(presented);
@@ -48,7 +48,7 @@ export function holdKnownRefusalsFirst(services: ApiServices): RequestHandler {
   return (req, res, next) => {
     if (!authenticates(req, res)) return next();
     const decide = () => {
-      const ms = knownRefusalHoldMs(services, req.headers['x-api-key'], req.ip ?? '');
+      const ms = knownRefusalHoldMs(services, presentedKeyOf(req), req.ip ?? '');
       if (ms <= 0) return next();
       (res.locals as { refusalHeldFirst?: boolean }).refusalHeldFirst = true;
       setTimeout(() => {
@@ -58,8 +58,8 @@ export function holdKnownRefusalsFirst(services: ApiServices): RequestHandler {
     };
     // The same key already being looked up (a client's connections arriving together): its
     // answer is known once that lookup ends, so the request waits for it before any work.
-    const key = req.headers['x-api-key'];
-    const underWay = typeof key === 'string' ? services.apiKeys.lookupUnderWay(key.trim()) : undefined;
+    const presented = presentedKeyOf(req);
+    const underWay = presented && services.apiKeys.lookupUnderWay(presented);
     if (underWay) void underWay.then(decide, decide);
     else decide();
   };

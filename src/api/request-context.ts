@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiKeyAuthenticator } from '../features/auth/api-key-cache';
-import type { ApiKeyPrincipal } from '../features/auth/api-keys';
+import type { IncomingMessage } from 'node:http';
+import { presentKey, type ApiKeyPrincipal, type PresentedKey } from '../features/auth/api-keys';
 import type { RequestContext } from '../features/context';
 import { createLoaders } from '../features/loaders';
 import type { Database } from '../platform/db/database';
@@ -85,6 +86,15 @@ export type Authentication =
   /** too many requests without a valid key from this address: not even looked up */
   | { status: 'throttled'; decision: RateLimitDecision };
 
+const presentedKeys = new WeakMap<IncomingMessage, PresentedKey | null>();
+
+/** The request's `x-api-key`, digested once however many checks read it (each digest is a SHA-256). */
+export function presentedKeyOf(req: IncomingMessage): PresentedKey | undefined {
+  let presented = presentedKeys.get(req);
+  if (presented === undefined) presentedKeys.set(req, (presented = presentKey(req.headers['x-api-key']) ?? null));
+  return presented ?? undefined;
+}
+
 /**
  * The key of the request, or why there is none. Requests without a valid key spend their client
  * address's budget, and once it is spent a presented key is not even looked up: failed attempts
@@ -92,13 +102,12 @@ export type Authentication =
  */
 export async function authenticate(
   services: ApiServices,
-  header: string | string[] | undefined,
+  presented: PresentedKey | undefined,
   clientAddress: string,
   /** the request was held already, before any work (api/known-refusals.ts) */
   held = false,
 ): Promise<Authentication> {
   const hold = (decision: RateLimitDecision) => (held ? undefined : holdRefusal(services, clientAddress, decision));
-  const presented = (Array.isArray(header) ? header[0] : header)?.trim();
   const anonymous = services.rateLimits.anonymous;
   if (!presented) {
     const decision = await anonymous.consume(clientAddress);
@@ -212,7 +221,14 @@ let defaultCursors: CursorCodec | undefined;
 
 export function createRequestContext(
   services: ApiServices,
-  request: { principal: ApiKeyPrincipal | null; requestId?: string; log: Logger; idempotencyKey?: string; clientAddress?: string },
+  request: {
+    principal: ApiKeyPrincipal | null;
+    requestId?: string;
+    /** the request's logger, or what makes it when a line is first written (most requests write none) */
+    log: Logger | (() => Logger);
+    idempotencyKey?: string;
+    clientAddress?: string;
+  },
 ): RequestContext {
   // One budget of statements in flight, whichever server they go to.
   const semaphore = new Semaphore(STATEMENTS_IN_FLIGHT_PER_REQUEST);
@@ -224,6 +240,8 @@ export function createRequestContext(
   const reads = reader.prisma === services.db.prisma ? prisma : limitStatements(reader.prisma, semaphore);
   const primaryOnMiss = reader.primaryOnMiss && limitStatements(reader.primaryOnMiss, semaphore);
   const requestId = request.requestId ?? randomUUID();
+  const log = request.log;
+  let logger: Logger | undefined;
   return {
     db: { ...services.db, prisma },
     reads,
@@ -231,7 +249,9 @@ export function createRequestContext(
     loaders: createLoaders(reads, request.principal?.organizationId ?? null, primaryOnMiss),
     rateLimits: services.rateLimits,
     requestId,
-    log: request.log,
+    get log() {
+      return (logger ??= typeof log === 'function' ? log() : log);
+    },
     appBaseUrl: services.appBaseUrl,
     cursors: services.cursors ?? (defaultCursors ??= new CursorCodec(DEFAULT_CURSOR_SECRET)),
     webhooksAllowPrivate: services.webhooksAllowPrivate ?? false,

@@ -1,4 +1,4 @@
-import { digestOf, generateApiKey, issueApiKey, revokeApiKey } from '../../src/features/auth/api-keys';
+import { digestOf, generateApiKey, issueApiKey, PresentedKey, revokeApiKey } from '../../src/features/auth/api-keys';
 import { ApiKeyAuthenticator } from '../../src/features/auth/api-key-cache';
 import { principalOfKey } from '../support/api-keys';
 import { waitFor } from '../support/wait';
@@ -46,7 +46,10 @@ describe('API keys', () => {
     it('records last use', async () => {
       const issued = await issueApiKey(env.db.prisma, organizationId, 'used');
       // The service's own path: the authenticator every request goes through.
-      expect(await new ApiKeyAuthenticator(env.db.prisma, env.db).authenticate(issued.key)).toEqual({ keyId: issued.id, organizationId });
+      expect(await new ApiKeyAuthenticator(env.db.prisma, env.db).authenticate(new PresentedKey(issued.key))).toEqual({
+        keyId: issued.id,
+        organizationId,
+      });
       const lastUsed = await waitFor(async () => (await env.db.prisma.apiKey.findUniqueOrThrow({ where: { id: issued.id } })).last_used_at);
       expect(Date.now() - lastUsed!.getTime()).toBeLessThan(60_000);
     });

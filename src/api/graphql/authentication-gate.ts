@@ -6,11 +6,11 @@
  */
 import express, { type RequestHandler } from 'express';
 import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
-import { recordOrganization } from '../../platform/http/access-log';
+import { recordOrganization, requestLogger } from '../../platform/http/access-log';
 import { asAppError, invalidApiKey, notAuthenticated, rateLimited } from '../../shared/errors';
 import { refusalHeldFirst } from '../known-refusals';
 import { MAX_BODY_BYTES } from '../limits';
-import { authenticate, chargeWork, type ApiServices, type Authentication } from '../request-context';
+import { authenticate, chargeWork, presentedKeyOf, type ApiServices, type Authentication } from '../request-context';
 import { refusalPoints } from './plugins/operation-limits';
 import { selectionShapeErrors } from './selection-shape-rule';
 import { sendGraphqlError, sendGraphqlValidationError } from './format-error';
@@ -30,10 +30,10 @@ export function graphqlAuthentication(services: ApiServices): RequestHandler {
   return async (req, res, next) => {
     let auth: Authentication;
     try {
-      auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '', refusalHeldFirst(res));
+      auth = await authenticate(services, presentedKeyOf(req), req.ip ?? '', refusalHeldFirst(res));
     } catch (error) {
       // The key lookup is the first statement: PostgreSQL being away is answered here, in GraphQL's shape.
-      const failure = asAppError(error, req.log);
+      const failure = asAppError(error, requestLogger(req));
       if (!failure) return next(error);
       return sendGraphqlError(res, failure);
     }

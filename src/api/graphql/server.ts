@@ -34,12 +34,12 @@
  */
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
 import express, { type Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Registry } from 'prom-client';
 import type { RequestContext } from '../../features/context';
 import { logger } from '../../platform/logger';
+import { requestLogger } from '../../platform/http/access-log';
 import { invalidInput } from '../../shared/errors';
 import { checkIdempotencyKey, IDEMPOTENCY_KEY_HEADER } from '../contract/idempotency-key';
 import { createRequestContext, type ApiServices } from '../request-context';
@@ -48,6 +48,7 @@ import { selectionShapeRule } from './selection-shape-rule';
 import { formatError, requestError } from './format-error';
 import { graphqlBodyErrors } from './malformed-requests';
 import { withOrganizationSlot } from './organization-admission';
+import { apolloExpressHandler } from './apollo-express';
 import { answerTooLargePlugin } from './plugins/answer-too-large';
 import { databaseFailureStatusPlugin } from './plugins/database-failure-status';
 import { legacyJsonStatusPlugin } from './plugins/legacy-json-status';
@@ -112,18 +113,16 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     admitKeyless(services),
     withOrganizationSlot(
       services,
-      expressMiddleware(server, {
-        context: async ({ req, res }) => {
-          const idempotencyKey = checkIdempotencyKey(req.headers[IDEMPOTENCY_KEY_HEADER]);
-          if (!idempotencyKey.ok) throw requestError(invalidInput([idempotencyKey.item]));
-          return createRequestContext(services, {
-            principal: res.locals.principal ?? null,
-            requestId: res.getHeader('x-request-id') as string | undefined,
-            log: req.log ?? logger,
-            idempotencyKey: idempotencyKey.value,
-            clientAddress: req.ip ?? '',
-          });
-        },
+      apolloExpressHandler(server, async ({ req, res }) => {
+        const idempotencyKey = checkIdempotencyKey(req.headers[IDEMPOTENCY_KEY_HEADER]);
+        if (!idempotencyKey.ok) throw requestError(invalidInput([idempotencyKey.item]));
+        return createRequestContext(services, {
+          principal: res.locals.principal ?? null,
+          requestId: res.getHeader('x-request-id') as string | undefined,
+          log: () => requestLogger(req),
+          idempotencyKey: idempotencyKey.value,
+          clientAddress: req.ip ?? '',
+        });
       }),
     ),
   );

@@ -8,8 +8,7 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLArgument, GraphQLSchema } from 'graphql';
-import { recordOrganization } from '../../platform/http/access-log';
-import { logger } from '../../platform/logger';
+import { recordOrganization, requestLogger } from '../../platform/http/access-log';
 import { badRequest, invalidApiKey, invalidInput, methodNotAllowed, notAuthenticated, notFound, rateLimited } from '../../shared/errors';
 import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_PARAMETER } from '../contract/idempotency-key';
 import { parseJsonBody, validateArguments, type Location } from '../contract/validation';
@@ -25,6 +24,7 @@ import {
   chargeRequest,
   clientGoneSignal,
   createRequestContext,
+  presentedKeyOf,
   type ApiServices,
 } from '../request-context';
 import { matchRestRoute, restMatchOf } from '../request-route';
@@ -105,7 +105,7 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
 
     // The key before the body: without a valid key, at most KEYLESS_MAX_BODY_BYTES of it are read.
     const held = refusalHeldFirst(res);
-    const auth = await authenticate(services, req.headers['x-api-key'], req.ip ?? '', held);
+    const auth = await authenticate(services, presentedKeyOf(req), req.ip ?? '', held);
     const refusal =
       auth.status === 'throttled'
         ? rateLimited(auth.decision.retryAfterSeconds)
@@ -181,7 +181,7 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
     const context = createRequestContext(services, {
       principal,
       requestId: res.getHeader('x-request-id') as string | undefined,
-      log: req.log ?? logger,
+      log: () => requestLogger(req),
       idempotencyKey: idempotencyKey as string | undefined,
     });
     // Without If-None-Match nothing is compared: the ETag comes from the answer when it carries its version.
@@ -198,7 +198,6 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
         }
       }
     }
-    const log = context.log;
     try {
       const answer = await route.endpoint({
         context,
@@ -215,7 +214,7 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
       return sendJson(res, answer.status, answer.body);
     } catch (error) {
       const failure = error instanceof ExecutionFailed ? error.errors[0] : error;
-      return sendRestError(res, restErrorOfFailure(failure, log), route.locationOf);
+      return sendRestError(res, restErrorOfFailure(failure, context.log), route.locationOf);
     }
   };
 

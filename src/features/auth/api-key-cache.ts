@@ -10,7 +10,7 @@ import type { PrismaClient } from '../../generated/prisma/client';
 import type { Database } from '../../platform/db/database';
 import type { Subscription } from '../../platform/db/notifications';
 import { Semaphore } from '../../platform/db/statement-limiter';
-import { API_KEY_CHANGES_CHANNEL, digestOfPresented, findApiKey, touchApiKey, type ApiKeyPrincipal, type FoundApiKey } from './api-keys';
+import { API_KEY_CHANGES_CHANNEL, findApiKey, touchApiKey, type ApiKeyPrincipal, type FoundApiKey, type PresentedKey } from './api-keys';
 
 /** How many keys are kept; the oldest entry goes first. */
 const MAX_ENTRIES = 10_000;
@@ -69,31 +69,31 @@ export class ApiKeyAuthenticator {
   }
 
   /** The key's organization when this process knows it valid without asking the database, else undefined. */
-  known(presented: string): ApiKeyPrincipal | undefined {
-    const digest = digestOfPresented(presented);
+  known(presented: PresentedKey): ApiKeyPrincipal | undefined {
+    const { digest } = presented;
     if (digest === null || !this.changes.active) return undefined;
     const entry = this.entries.get(digest);
     return entry && Date.now() - entry.cachedAt <= MAX_AGE_MS ? entry.principal : undefined;
   }
 
   /** Whether this process found the key unknown (or malformed) lately: its answer is a 401 without asking the database. */
-  knownUnknown(presented: string): boolean {
-    const digest = digestOfPresented(presented);
+  knownUnknown(presented: PresentedKey): boolean {
+    const { digest } = presented;
     if (digest === null) return true;
     const unknownSince = this.unknown.get(digest);
     return unknownSince !== undefined && Date.now() - unknownSince <= UNKNOWN_KEY_MS;
   }
 
   /** The lookup of this key under way, if any: what the key is will be known when it settles. */
-  lookupUnderWay(presented: string): Promise<unknown> | undefined {
-    const digest = digestOfPresented(presented);
+  lookupUnderWay(presented: PresentedKey): Promise<unknown> | undefined {
+    const { digest } = presented;
     const underWay = digest === null ? undefined : this.inFlight.get(digest);
     return underWay && underWay.generation === this.generation ? underWay.found : undefined;
   }
 
   /** The key's organization, or null when unknown, malformed or revoked. */
-  async authenticate(presented: string): Promise<ApiKeyPrincipal | null> {
-    const digest = digestOfPresented(presented);
+  async authenticate(presented: PresentedKey): Promise<ApiKeyPrincipal | null> {
+    const { digest } = presented;
     if (digest === null) return null;
     const now = Date.now();
     const entry = this.changes.active ? this.entries.get(digest) : undefined;

@@ -56,6 +56,25 @@ export function digestOfPresented(presented: string): string | null {
   return KEY_PATTERN.test(presented) ? digestOf(presented) : null;
 }
 
+/**
+ * A key as a request presents it, digested once: a request's checks (a refusal known in advance,
+ * the lookup under way, the authentication) each read this digest instead of hashing the key again.
+ */
+export class PresentedKey {
+  /** the digest it would be stored under, or null when it cannot be a key at all */
+  readonly digest: string | null;
+
+  constructor(text: string) {
+    this.digest = digestOfPresented(text);
+  }
+}
+
+/** The key a header (or a connection parameter) presents, or undefined when it presents none. */
+export function presentKey(header: string | string[] | undefined): PresentedKey | undefined {
+  const text = (Array.isArray(header) ? header[0] : header)?.trim();
+  return text ? new PresentedKey(text) : undefined;
+}
+
 /** A key that authenticates, as stored. */
 export interface FoundApiKey {
   principal: ApiKeyPrincipal;

@@ -28,7 +28,7 @@ import {
 } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { ApiKeyPrincipal } from '../../../features/auth/api-keys';
+import { presentKey, type ApiKeyPrincipal } from '../../../features/auth/api-keys';
 import type { RequestContext } from '../../../features/context';
 import type { StreamOptions } from '../../../features/events/event-stream';
 import { EventWakeups } from '../../../features/events/event-wakeups';
@@ -216,7 +216,7 @@ export function createSubscriptionServer(
       const socket = ctx.extra.socket;
       let auth;
       try {
-        auth = await authenticate(services, keyOf(ctx.connectionParams), ctx.extra.request.socket.remoteAddress ?? '');
+        auth = await authenticate(services, presentKey(keyOf(ctx.connectionParams)), ctx.extra.request.socket.remoteAddress ?? '');
       } catch (error) {
         if (!databaseFailureOf(error)) throw error;
         socket.close(CLOSE_TRY_AGAIN_LATER, 'Database unavailable: try again later');

@@ -171,10 +171,14 @@ describe('GraphiQL page', () => {
 
         await page.locator('button.graphiql-execute-button').click();
         const expected = JSON.stringify(EXPECTED_RESULT.data.hello);
-        await page.waitForFunction(
-          `document.querySelector('.result-window .CodeMirror')?.CodeMirror.getValue().includes(${JSON.stringify(expected)})`,
-          undefined,
-          { timeout: 15_000 },
+        // Polled from here: waitForFunction's polling compiles its predicate in the page, which the CSP forbids.
+        await waitFor(
+          async () =>
+            (await page.evaluate<string>("document.querySelector('.result-window .CodeMirror')?.CodeMirror.getValue() ?? ''")).includes(
+              expected,
+            ),
+          15_000,
+          100,
         );
         const result = await page.evaluate<string>("document.querySelector('.result-window .CodeMirror').CodeMirror.getValue()");
         expect(JSON.parse(result)).toEqual(EXPECTED_RESULT);

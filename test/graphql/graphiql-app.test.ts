@@ -8,6 +8,7 @@ import type { Browser } from 'playwright-core';
 import { artifactPath, launchChromium, leavesLoopback, watchPage } from '../support/browser';
 import { GRAPHIQL_EXAMPLE_QUERY } from '../../src/api/graphql/example-query';
 import { startTestServer, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
 import { reportsOf } from './expected';
 
 interface ExampleResult {
@@ -79,14 +80,15 @@ describe.each(['pglite', 'postgres'] as const)('GraphiQL on the real app (%s)', 
       );
 
       await page.locator('button.graphiql-execute-button').click();
-      // A function, not a string: a string predicate is eval'd in the page, which the CSP forbids.
-      await page.waitForFunction(
-        (expected) => {
-          const result = document.querySelector('.result-window .CodeMirror') as unknown as { CodeMirror: { getValue(): string } } | null;
-          return result?.CodeMirror.getValue().includes(expected) ?? false;
-        },
-        latestCounter.counter_id!,
-        { timeout: 20_000 },
+      // Polled from here: waitForFunction's polling compiles its predicate in the page (a function is
+      // sent as text too), which the CSP forbids, a race Playwright loses now and then (microsoft/playwright#36986).
+      await waitFor(
+        async () =>
+          (await page.evaluate<string>("document.querySelector('.result-window .CodeMirror')?.CodeMirror.getValue() ?? ''")).includes(
+            latestCounter.counter_id!,
+          ),
+        20_000,
+        100,
       );
       const shown = JSON.parse(
         await page.evaluate<string>("document.querySelector('.result-window .CodeMirror').CodeMirror.getValue()"),

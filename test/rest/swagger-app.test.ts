@@ -54,7 +54,12 @@ describe.each(['pglite', 'postgres'] as const)('Swagger UI of the real app (%s)'
 
     try {
       await page.goto(`${server.url}/docs`, { waitUntil: 'load' });
-      await page.waitForFunction(`document.querySelectorAll('.opblock .opblock-summary').length >= ${EXPECTED_OPERATIONS.length}`);
+      // Until the last expected operation is there, by a locator: waitForFunction's polling compiles its
+      // predicate in the page, which the CSP forbids (a race Playwright loses now and then: microsoft/playwright#36986).
+      await page
+        .locator('.opblock .opblock-summary')
+        .nth(EXPECTED_OPERATIONS.length - 1)
+        .waitFor();
       const operations = await page.locator('.opblock .opblock-summary').evaluateAll((elements) =>
         elements.map((element) => {
           const method = element.querySelector('.opblock-summary-method')?.textContent ?? '?';

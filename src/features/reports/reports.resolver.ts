@@ -42,6 +42,7 @@ export class ReportsResolver {
       context.cursors,
       relations,
       selectedNestedFieldNames(info, 'items'),
+      selectsField(info, 'next_cursor') || selectsField(info, 'pageInfo'),
     );
     if (related) {
       context.loaders.remember('dealership', related.dealerships);

@@ -71,6 +71,8 @@ export async function listReports(
   relations?: PageRelations,
   /** the item fields the caller reads (absent: all): the page reads only their columns */
   itemFields?: Iterable<string>,
+  /** false: the caller reads neither `next_cursor` nor `pageInfo`, so no cursor is signed for them (nor a row read past the page) */
+  nextPage = true,
 ): Promise<Page<ReportCompact> & { related?: PageRelated }> {
   checkCursorWithOffset(page.cursor, page.offset);
   const { limit, offset } = pageBounds(page);
@@ -90,7 +92,8 @@ export async function listReports(
   if (total instanceof Promise) total.catch(() => undefined);
   // One row more than the page: whether a next page exists, without a count.
   const columns = compactColumnsFor(itemFields, order);
-  const query = { organizationId, filters, limit: cursors ? limit + 1 : limit, offset, order, after, columns };
+  const signsNext = cursors !== undefined && nextPage;
+  const query = { organizationId, filters, limit: signsNext ? limit + 1 : limit, offset, order, after, columns };
   const planned = relations && (relations.dealership || relations.profile) ? relations : undefined;
   const rows = await prisma.$queryRaw<(CompactReportRow & Record<string, unknown>)[]>(
     keep(
@@ -104,7 +107,7 @@ export async function listReports(
   // From every row: an object comes on one row of those that name it, perhaps the extra one.
   const related = planned ? takeRelations(rows, planned) : undefined;
   const items = pageRows.map(toCompactReport);
-  if (!cursors) return { items, limit, offset, total, ...(related ? { related } : {}) };
+  if (!signsNext) return { items, limit, offset, total, ...(related ? { related } : {}) };
   const last = pageRows[pageRows.length - 1];
   const endCursor = last
     ? cursors.encode(

@@ -17,14 +17,18 @@ export interface ChildServer {
   process: ChildProcess;
 }
 
-/** `execPath`: the Node binary to run it on (default: this process's). */
-export function startChild(name: string, file: string, env: Record<string, string>, execPath?: string): Promise<ChildServer> {
+/**
+ * `file`: relative to this folder, or absolute (bench/ab.ts runs another checkout's); `execPath`:
+ * the Node binary to run it on (default: this process's); `cwd`: its working folder (default: this one's).
+ */
+export function startChild(name: string, file: string, env: Record<string, string>, execPath?: string, cwd?: string): Promise<ChildServer> {
   // The access log is on, as in production (LOG_LEVEL=info, one JSON line per request): its lines
   // go to a file, whose path is printed, instead of the table's terminal.
   const logPath = path.join(os.tmpdir(), `vr-bench-${name}-${process.pid}.log`);
   const logFd = openSync(logPath, 'w');
   process.stderr.write(`${name}'s log: ${logPath}\n`);
-  const child = fork(path.join(__dirname, file), [], {
+  const child = fork(path.resolve(__dirname, file), [], {
+    ...(cwd ? { cwd } : {}),
     // As the Dockerfile runs the service (its NODE_OPTIONS): a 64 MB young generation.
     execArgv: ['--max-semi-space-size=64', '--import', 'tsx'],
     ...(execPath ? { execPath } : {}),

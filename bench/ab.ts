@@ -1,0 +1,180 @@
+/**
+ * A/B of one change: the app of another commit (A, `--base`) and of this checkout (B), both on
+ * the same database, **loaded at the same time**, each pinned to its own core with the cores
+ * swapped every round (`taskset`, when there is one). What the machine does to one server during a
+ * round it does to the other, so each round's B/A is a fair pair even on a host whose speed moves
+ * by a third within minutes (measured: one-server-at-a-time rounds could not resolve a 5 % step on
+ * such a host; bench/HISTORY.md, 2026-11-28, 09:50). Prints, per scenario, each side's median CPU
+ * ms per answered request and the median of the paired ratios, with how many rounds B won.
+ *
+ *   npm run bench:ab -- --base <commit> --database-url postgres://…/vr_bench_… [--only <regex>]
+ *     [--rounds 8] [--duration 6] [--warm-up 10] [--connections 10]
+ *
+ * The database must hold reports (`npm run bench -- --keep` leaves one). A's code is checked out in
+ * a temporary git worktree, run with this checkout's node_modules and generated client: a base whose
+ * dependencies differ from this checkout's cannot be compared this way. Under two loads at once a
+ * request costs more than alone: the ratio is the figure, not the milliseconds.
+ */
+import 'reflect-metadata';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { issueApiKey } from '../src/features/auth/api-keys';
+import { openDatabase } from '../src/platform/db/database';
+import { startChild, type ChildServer } from './measure';
+import { buildScenarios, type Scenario } from './scenarios';
+import { cpuMs, log } from './support';
+
+interface Options {
+  base: string;
+  databaseUrl: string;
+  only: RegExp;
+  rounds: number;
+  duration: number;
+  warmUp: number;
+  connections: number;
+}
+
+function parseOptions(argv: string[]): Options {
+  const value = (name: string) => {
+    const at = argv.indexOf(name);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  const base = value('--base');
+  const databaseUrl = value('--database-url');
+  if (!base || !databaseUrl) throw new Error('usage: npm run bench:ab -- --base <commit> --database-url <url> [--only <regex>] …');
+  const positive = (name: string, fallback: number) => {
+    const n = Number(value(name) ?? fallback);
+    if (!(n > 0)) throw new Error(`${name} takes a positive number`);
+    return n;
+  };
+  return {
+    base,
+    databaseUrl,
+    only: new RegExp(value('--only') ?? '^fetch one$|default page|GraphQL page'),
+    rounds: positive('--rounds', 8),
+    duration: positive('--duration', 6),
+    warmUp: positive('--warm-up', 10),
+    connections: positive('--connections', 10),
+  };
+}
+
+const repository = path.join(__dirname, '..');
+
+/** A's code: a worktree of `base` with this checkout's node_modules and generated Prisma client. */
+function checkOut(base: string): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vr-ab-'));
+  execFileSync('git', ['worktree', 'add', '--detach', dir, base], { cwd: repository, stdio: 'ignore' });
+  symlinkSync(path.join(repository, 'node_modules'), path.join(dir, 'node_modules'));
+  const generated = path.join(repository, 'src', 'generated');
+  if (existsSync(generated)) cpSync(generated, path.join(dir, 'src', 'generated'), { recursive: true });
+  return {
+    dir,
+    remove: () => {
+      execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: repository, stdio: 'ignore' });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const hasTaskset = (() => {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return os.cpus().length >= 2;
+  } catch {
+    return false;
+  }
+})();
+
+function pin(server: ChildServer, core: number): void {
+  if (hasTaskset) execFileSync('taskset', ['-pc', String(core), String(server.process.pid)], { stdio: 'ignore' });
+}
+
+/** Load on one server for `seconds`; its CPU ms per answered request, and the answers that were not the scenario's. */
+async function load(server: ChildServer, scenario: Scenario, seconds: number, connections: number) {
+  let unexpected = 0;
+  const before = cpuMs(server.process.pid!);
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: `${server.url}${scenario.path}`,
+        method: scenario.method,
+        headers: scenario.headers,
+        body: scenario.body,
+        connections,
+        duration: seconds,
+      },
+      (error, r) => (error ? reject(error) : resolve(r)),
+    );
+    instance.on('response', (_client: unknown, status: number) => {
+      if (status !== scenario.expectStatus) unexpected += 1;
+    });
+  });
+  const answered = result.requests.total;
+  return { cpuMsPerRequest: (cpuMs(server.process.pid!) - before) / Math.max(1, answered), unexpected: unexpected + result.errors };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const db = await openDatabase({ url: options.databaseUrl });
+  const built = await buildScenarios(db.prisma, await db.prisma.report.count());
+  const apiKey = (await issueApiKey(db.prisma, built.organizationId, 'ab', 'bench')).key;
+  await db.close();
+  const scenarios = built.list(apiKey).filter((s) => options.only.test(s.name) && s.expectStatus === 200);
+  if (scenarios.length === 0) throw new Error(`no scenario matches ${options.only}`);
+
+  const base = checkOut(options.base);
+  const env = { DATABASE_URL: options.databaseUrl };
+  const servers: ChildServer[] = [];
+  try {
+    servers.push(await startChild('ab-base', path.join(base.dir, 'bench', 'app-server.ts'), env, undefined, base.dir));
+    servers.push(await startChild('ab-this', path.join(__dirname, 'app-server.ts'), env));
+    const [a, b] = servers as [ChildServer, ChildServer];
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repository }).toString().trim();
+    log(
+      `A: ${options.base}, B: this checkout (${head}); ${options.rounds} rounds of ${options.duration} s, ${options.connections} connections each`,
+    );
+    const rows: string[] = [];
+    for (const scenario of scenarios) {
+      const pairs: { a: number; b: number }[] = [];
+      for (let round = -1; round < options.rounds; round += 1) {
+        // Round -1 warms both up and is not counted.
+        pin(a, round % 2 === 0 ? 0 : 1);
+        pin(b, round % 2 === 0 ? 1 : 0);
+        const seconds = round < 0 ? options.warmUp : options.duration;
+        const [onA, onB] = await Promise.all([
+          load(a, scenario, seconds, options.connections),
+          load(b, scenario, seconds, options.connections),
+        ]);
+        if (onA.unexpected + onB.unexpected > 0)
+          throw new Error(`${scenario.name}: unexpected answers (A ${onA.unexpected}, B ${onB.unexpected})`);
+        if (round >= 0) pairs.push({ a: onA.cpuMsPerRequest, b: onB.cpuMsPerRequest });
+        log(`  ${scenario.name}, round ${round + 1}: A ${onA.cpuMsPerRequest.toFixed(3)} B ${onB.cpuMsPerRequest.toFixed(3)} ms/req`);
+      }
+      const ratio = median(pairs.map((p) => p.b / p.a));
+      const wins = pairs.filter((p) => p.b < p.a).length;
+      rows.push(
+        `| ${scenario.name} | ${median(pairs.map((p) => p.a)).toFixed(3)} | ${median(pairs.map((p) => p.b)).toFixed(3)} | ${ratio.toFixed(3)} | ${wins}/${pairs.length} |`,
+      );
+    }
+    console.log(
+      `\n| scenario | A CPU ms/req | B CPU ms/req | median of paired B/A | B better in |\n|---|---:|---:|---:|---:|\n${rows.join('\n')}`,
+    );
+  } finally {
+    for (const server of servers) server.process.kill('SIGTERM');
+    base.remove();
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

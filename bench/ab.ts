@@ -20,12 +20,11 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { issueApiKey } from '../src/features/auth/api-keys';
 import { openDatabase } from '../src/platform/db/database';
-import { startChild, type ChildServer } from './measure';
-import { buildScenarios, type Scenario } from './scenarios';
-import { cpuMs, log } from './support';
+import { measure, startChild, type ChildServer } from './measure';
+import { buildScenarios } from './scenarios';
+import { log } from './support';
 
 interface Options {
   base: string;
@@ -92,30 +91,6 @@ function pin(server: ChildServer, core: number): void {
   if (hasTaskset) execFileSync('taskset', ['-pc', String(core), String(server.process.pid)], { stdio: 'ignore' });
 }
 
-/** Load on one server for `seconds`; its CPU ms per answered request, and the answers that were not the scenario's. */
-async function load(server: ChildServer, scenario: Scenario, seconds: number, connections: number) {
-  let unexpected = 0;
-  const before = cpuMs(server.process.pid!);
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: `${server.url}${scenario.path}`,
-        method: scenario.method,
-        headers: scenario.headers,
-        body: scenario.body,
-        connections,
-        duration: seconds,
-      },
-      (error, r) => (error ? reject(error) : resolve(r)),
-    );
-    instance.on('response', (_client: unknown, status: number) => {
-      if (status !== scenario.expectStatus) unexpected += 1;
-    });
-  });
-  const answered = result.requests.total;
-  return { cpuMsPerRequest: (cpuMs(server.process.pid!) - before) / Math.max(1, answered), unexpected: unexpected + result.errors };
-}
-
 const median = (values: number[]) => {
   const sorted = [...values].sort((x, y) => x - y);
   const middle = Math.floor(sorted.length / 2);
@@ -150,12 +125,10 @@ async function main(): Promise<void> {
         pin(a, round % 2 === 0 ? 0 : 1);
         pin(b, round % 2 === 0 ? 1 : 0);
         const seconds = round < 0 ? options.warmUp : options.duration;
-        const [onA, onB] = await Promise.all([
-          load(a, scenario, seconds, options.connections),
-          load(b, scenario, seconds, options.connections),
-        ]);
-        if (onA.unexpected + onB.unexpected > 0)
-          throw new Error(`${scenario.name}: unexpected answers (A ${onA.unexpected}, B ${onB.unexpected})`);
+        // The benchmark's one measure (bench/measure.ts), on both servers over the same seconds.
+        const load = { duration: seconds, connections: options.connections };
+        const [onA, onB] = await Promise.all([measure(a, scenario, load), measure(b, scenario, load)]);
+        if (onA.errors + onB.errors > 0) throw new Error(`${scenario.name}: unexpected answers (A ${onA.errors}, B ${onB.errors})`);
         if (round >= 0) pairs.push({ a: onA.cpuMsPerRequest, b: onB.cpuMsPerRequest });
         log(`  ${scenario.name}, round ${round + 1}: A ${onA.cpuMsPerRequest.toFixed(3)} B ${onB.cpuMsPerRequest.toFixed(3)} ms/req`);
       }

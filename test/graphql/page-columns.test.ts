@@ -2,11 +2,15 @@
  * A page of reports reads only the columns its items' selected fields need
  * (report-query.ts, compactColumnsFor). Every field of an item, selected alone, through a fragment,
  * or beside the page's cursor under every order, must answer what it answers when the whole item
- * is selected: a column left out would read as null (an error for a non-null field).
+ * is selected: a column left out would read as null (an error for a non-null field). A page whose
+ * caller reads no cursor (neither `next_cursor` nor `pageInfo`) reads no row past it and signs none.
  */
 import { getNamedType, isObjectType, type GraphQLObjectType } from 'graphql';
 import { buildAppSchema } from '../../src/api/graphql/schema';
 import { compactColumnsFor } from '../../src/features/reports/report-query';
+import { listReports } from '../../src/features/reports/reports.service';
+import type { PrismaClient } from '../../src/generated/prisma/client';
+import { CursorCodec } from '../../src/shared/cursor';
 import { graphql, startTestServer, type TestServer } from '../support/server';
 
 /** A selection of one field of ReportCompact: its scalar, or the id of its object. */
@@ -106,5 +110,46 @@ describe.each(['pglite', 'postgres'] as const)('a page that reads only some colu
       expect(new Set(thin).size).toBe(thin.length);
       expect(thin.length).toBeGreaterThan(10);
     }
+  });
+});
+
+describe.each(['pglite', 'postgres'] as const)('a page whose caller reads no cursor, on %s', (kind) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(kind, { reports: 30 });
+  });
+  afterAll(() => server.close());
+
+  /** The real client, with the rows of each statement it answered noted (the page's, the count's). */
+  function watched(prisma: PrismaClient): { prisma: PrismaClient; rows: number[] } {
+    const rows: number[] = [];
+    const queryRaw = async (...args: unknown[]) => {
+      const answer = (await (prisma.$queryRaw as (...a: unknown[]) => Promise<unknown[]>)(...args)) as unknown[];
+      rows.push(answer.length);
+      return answer;
+    };
+    const proxy = new Proxy(prisma, {
+      get: (target, property, receiver) => (property === '$queryRaw' ? queryRaw : (Reflect.get(target, property, receiver) as unknown)),
+    });
+    return { prisma: proxy, rows };
+  }
+
+  it('reads the page’s rows only, and signs no cursor; asked for one, it reads one row more', async () => {
+    const organizationId = server.dataset.organizations[0]!.id;
+    const cursors = new CursorCodec('page-columns test secret');
+    const page = { limit: 5, offset: 0 };
+
+    const without = watched(server.db.prisma);
+    const plain = await listReports(without.prisma, organizationId, {}, page, false, cursors, undefined, undefined, false);
+    expect(plain.items).toHaveLength(5);
+    expect(without.rows).toEqual([5]);
+    expect(plain).not.toHaveProperty('next_cursor');
+    expect(plain).not.toHaveProperty('pageInfo');
+
+    const withCursor = watched(server.db.prisma);
+    const paged = await listReports(withCursor.prisma, organizationId, {}, page, false, cursors, undefined, undefined, true);
+    expect(withCursor.rows).toEqual([6]);
+    expect(paged.items.map((item) => item.token)).toEqual(plain.items.map((item) => item.token));
+    expect(paged).toMatchObject({ next_cursor: expect.any(String) as unknown });
   });
 });

@@ -8,7 +8,13 @@
  * ms per answered request and the median of the paired ratios, with how many rounds B won.
  *
  *   npm run bench:ab -- --base <commit> --database-url postgres://…/vr_bench_… [--only <regex>]
- *     [--rounds 8] [--duration 6] [--warm-up 10] [--connections 10]
+ *     [--rounds 8] [--duration 6] [--warm-up 10] [--connections 10] [--node 22|<path>]
+ *     [--b-node-flags "<flags>"]
+ *
+ * `--node 22` runs both on the Node 22 that `--peers` installs (the image's runtime; installed if
+ * missing), `--node <path>` on that binary; by default, on this process's Node. `--b-node-flags`
+ * gives B Node's flags in place of the image's (`--max-semi-space-size=64`): with `--base HEAD`,
+ * the A/B of a runtime setting rather than of a change.
  *
  * The database must hold reports (`npm run bench -- --keep` leaves one). A's code is checked out in
  * a temporary git worktree, run with this checkout's node_modules and generated client: a base whose
@@ -23,6 +29,7 @@ import path from 'node:path';
 import { issueApiKey } from '../src/features/auth/api-keys';
 import { openDatabase } from '../src/platform/db/database';
 import { measure, startChild, type ChildServer } from './measure';
+import { PEER_NODE, preparePostGraphile } from './peers/postgraphile';
 import { buildScenarios } from './scenarios';
 import { log } from './support';
 
@@ -34,6 +41,10 @@ interface Options {
   duration: number;
   warmUp: number;
   connections: number;
+  /** the Node binary both run on (undefined: this process's) */
+  node?: string;
+  /** B's Node flags, in place of the image's */
+  bNodeFlags?: string[];
 }
 
 function parseOptions(argv: string[]): Options {
@@ -57,6 +68,8 @@ function parseOptions(argv: string[]): Options {
     duration: positive('--duration', 6),
     warmUp: positive('--warm-up', 10),
     connections: positive('--connections', 10),
+    node: value('--node'),
+    bNodeFlags: value('--b-node-flags')?.split(/\s+/u).filter(Boolean),
   };
 }
 
@@ -76,6 +89,13 @@ function checkOut(base: string): { dir: string; remove: () => void } {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `22`: the Node 22 of `--peers` (installed with the peer when missing); a path: that binary. */
+function nodeBinary(node: string | undefined): string | undefined {
+  if (node !== '22') return node;
+  preparePostGraphile(log);
+  return PEER_NODE;
 }
 
 const hasTaskset = (() => {
@@ -106,16 +126,22 @@ async function main(): Promise<void> {
   const scenarios = built.list(apiKey).filter((s) => options.only.test(s.name) && s.expectStatus === 200);
   if (scenarios.length === 0) throw new Error(`no scenario matches ${options.only}`);
 
+  const execPath = nodeBinary(options.node);
   const base = checkOut(options.base);
   const env = { DATABASE_URL: options.databaseUrl };
   const servers: ChildServer[] = [];
   try {
-    servers.push(await startChild('ab-base', path.join(base.dir, 'bench', 'app-server.ts'), env, undefined, base.dir));
-    servers.push(await startChild('ab-this', path.join(__dirname, 'app-server.ts'), env));
+    servers.push(await startChild('ab-base', path.join(base.dir, 'bench', 'app-server.ts'), env, { execPath, cwd: base.dir }));
+    servers.push(await startChild('ab-this', path.join(__dirname, 'app-server.ts'), env, { execPath, nodeFlags: options.bNodeFlags }));
     const [a, b] = servers as [ChildServer, ChildServer];
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repository }).toString().trim();
+    const nodeVersion = execFileSync(execPath ?? process.execPath, ['--version'])
+      .toString()
+      .trim();
+    const bFlags = options.bNodeFlags ? ` with ${options.bNodeFlags.join(' ')}` : '';
     log(
-      `A: ${options.base}, B: this checkout (${head}); ${options.rounds} rounds of ${options.duration} s, ${options.connections} connections each`,
+      `A: ${options.base}, B: this checkout (${head})${bFlags}; Node ${nodeVersion}; ` +
+        `${options.rounds} rounds of ${options.duration} s, ${options.connections} connections each`,
     );
     const rows: string[] = [];
     for (const scenario of scenarios) {

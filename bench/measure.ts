@@ -17,11 +17,20 @@ export interface ChildServer {
   process: ChildProcess;
 }
 
+/** Node's flags as the Dockerfile runs the service (its NODE_OPTIONS): a 64 MB young generation. */
+export const IMAGE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64'];
+
 /**
- * `file`: relative to this folder, or absolute (bench/ab.ts runs another checkout's); `execPath`:
- * the Node binary to run it on (default: this process's); `cwd`: its working folder (default: this one's).
+ * `file`: relative to this folder, or absolute (bench/ab.ts runs another checkout's). Options:
+ * `execPath`, the Node binary to run it on (default: this process's); `cwd`, its working folder
+ * (default: this one's); `nodeFlags`, Node's flags in place of the image's (IMAGE_NODE_FLAGS).
  */
-export function startChild(name: string, file: string, env: Record<string, string>, execPath?: string, cwd?: string): Promise<ChildServer> {
+export function startChild(
+  name: string,
+  file: string,
+  env: Record<string, string>,
+  { execPath, cwd, nodeFlags = IMAGE_NODE_FLAGS }: { execPath?: string; cwd?: string; nodeFlags?: readonly string[] } = {},
+): Promise<ChildServer> {
   // The access log is on, as in production (LOG_LEVEL=info, one JSON line per request): its lines
   // go to a file, whose path is printed, instead of the table's terminal.
   const logPath = path.join(os.tmpdir(), `vr-bench-${name}-${process.pid}.log`);
@@ -29,8 +38,7 @@ export function startChild(name: string, file: string, env: Record<string, strin
   process.stderr.write(`${name}'s log: ${logPath}\n`);
   const child = fork(path.resolve(__dirname, file), [], {
     ...(cwd ? { cwd } : {}),
-    // As the Dockerfile runs the service (its NODE_OPTIONS): a 64 MB young generation.
-    execArgv: ['--max-semi-space-size=64', '--import', 'tsx'],
+    execArgv: [...nodeFlags, '--import', 'tsx'],
     ...(execPath ? { execPath } : {}),
     // The limiter still runs (its cost is part of the measure) but never refuses: the load is ours.
     env: {

@@ -177,12 +177,12 @@ async function main(): Promise<void> {
     // With the peers, the app and the baseline run on PostGraphile's Node (22, the image's).
     if (options.peers) preparePostGraphile(log);
     const execPath = options.peers ? PEER_NODE : undefined;
-    const app = await startChild('app', 'app-server.ts', { DATABASE_URL: url }, execPath);
+    const app = await startChild('app', 'app-server.ts', { DATABASE_URL: url }, { execPath });
     const baseline = await startChild(
       'baseline',
       'baseline-server.ts',
       { DATABASE_URL: url, BENCH_ORGANIZATION_ID: scenarios.organizationId },
-      execPath,
+      { execPath },
     );
     children.push(app, baseline);
 

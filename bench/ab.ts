@@ -31,7 +31,7 @@ import { openDatabase } from '../src/platform/db/database';
 import { measure, startChild, type ChildServer } from './measure';
 import { PEER_NODE, preparePostGraphile } from './peers/postgraphile';
 import { buildScenarios } from './scenarios';
-import { log } from './support';
+import { log, median } from './support';
 
 interface Options {
   base: string;
@@ -110,12 +110,6 @@ const hasTaskset = (() => {
 function pin(server: ChildServer, core: number): void {
   if (hasTaskset) execFileSync('taskset', ['-pc', String(core), String(server.process.pid)], { stdio: 'ignore' });
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((x, y) => x - y);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));

@@ -28,12 +28,14 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
     SELECT organization_id, count(*)::int AS n FROM reports GROUP BY organization_id ORDER BY n DESC LIMIT 1`;
   const organizationId = biggest!.organization_id;
   const organizationReports = Number(biggest!.n);
-  // A report from the middle of the history: its VIN, its client and brand for `search`.
+  // A report from the middle of the history: its VIN, its client and brand for `search`. An
+  // inspected one: the leads a run of create-lead leaves in a kept database have no vehicle yet.
   const [sample] = await prisma.$queryRaw<
     { token: string; vin: string; license_number: string; brand: string; client_name: string; created_at: Date }[]
   >`
     SELECT token, vin, license_number, brand, client_name, created_at FROM reports
     WHERE organization_id = ${organizationId}::uuid AND valid
+      AND vin IS NOT NULL AND license_number IS NOT NULL AND brand IS NOT NULL AND client_name IS NOT NULL
     ORDER BY created_at DESC OFFSET ${Math.floor(organizationReports / 3)} LIMIT 1`;
   const dealership = await prisma.dealership.findFirstOrThrow({ where: { organization_id: organizationId }, orderBy: { position: 'asc' } });
   const profile = await prisma.report.findFirstOrThrow({

@@ -7,6 +7,7 @@
  * serving it: where the work is done matters as much as the req/s on a shared machine.
  */
 import { checkOnce, measure, type ChildServer, type Measurement, type MeasureOptions } from '../measure';
+import { median } from '../support';
 import { backendCpuWindow } from './pg-backends';
 import { startPostGraphile } from './postgraphile';
 import { buildPeerScenarios, type Answer, type PeerContext, type PeerScenario, type PeerVariant, type System } from './scenarios';
@@ -57,12 +58,6 @@ function compare(expected: Answer, actual: Answer): string | undefined {
     return `values of report #${value + 1} differ: ${JSON.stringify(actual.values[value]).slice(0, 400)} instead of ${JSON.stringify(expected.values[value]).slice(0, 400)}`;
   }
   return undefined;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function medianOf(rounds: Measurement[]): Measurement {

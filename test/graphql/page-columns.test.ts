@@ -120,11 +120,11 @@ describe.each(['pglite', 'postgres'] as const)('a page whose caller reads no cur
   });
   afterAll(() => server.close());
 
-  /** The real client, with the rows of each statement it answered noted (the page's, the count's). */
+  /** The real client, with the rows of each statement it answered noted (a page that reads no total runs one). */
   function watched(prisma: PrismaClient): { prisma: PrismaClient; rows: number[] } {
     const rows: number[] = [];
     const queryRaw = async (...args: unknown[]) => {
-      const answer = (await (prisma.$queryRaw as (...a: unknown[]) => Promise<unknown[]>)(...args)) as unknown[];
+      const answer = await (prisma.$queryRaw as (...a: unknown[]) => Promise<unknown[]>).apply(prisma, args);
       rows.push(answer.length);
       return answer;
     };

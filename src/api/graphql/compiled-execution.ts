@@ -529,7 +529,16 @@ export interface CompiledExecutionOptions {
   /** Charges a compilation to the organization (its budget); failures are ignored. */
   chargeCompilation?: (organizationId: string, points: number) => Promise<unknown>;
   limits?: Partial<CompilationLimits>;
+  /** Answers an operation from kept answers before it is executed, or says how to keep its result (stored-report-answers.ts). */
+  storedAnswers?: StoredAnswering;
 }
+
+/** An operation's kept answer (`result`), or a `keep` for the result once executed; undefined: neither applies. */
+export type StoredAnswering = (
+  context: RequestContext,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+) => Promise<{ result: ExecutionResult } | { keep: (result: ExecutionResult) => void } | undefined>;
 
 /**
  * graphql-jit's errors imitate graphql-js's but leave `extensions` undefined, which Apollo reads as
@@ -621,6 +630,18 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
     if (coerced.errors) return { errors: coerced.errors };
     const nullErrors = explicitNullErrors(schema, request.document, operation, coerced.coerced);
     if (nullErrors.length > 0) return { errors: nullErrors };
+    const stored = await options.storedAnswers?.(request.context as RequestContext, operation, coerced.coerced);
+    if (stored && 'result' in stored) return stored.result;
+    const result = await executeOperation(request, operation, variables);
+    stored?.keep(result);
+    return result;
+  };
+
+  const executeOperation = async (
+    request: Parameters<Executor>[0],
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown>,
+  ): Promise<ExecutionResult> => {
     const organizationId = (request.context as RequestContext).principal?.organizationId;
     const compiled =
       operation.operation === 'query' && organizationId !== undefined

@@ -53,6 +53,8 @@ import { answerTooLargePlugin } from './plugins/answer-too-large';
 import { databaseFailureStatusPlugin } from './plugins/database-failure-status';
 import { legacyJsonStatusPlugin } from './plugins/legacy-json-status';
 import { compiledExecutionGateway } from './compiled-execution';
+import { storedReportAnswers } from './stored-report-answers';
+import { stringifyResult } from '../stored-answers';
 import { logErrorsPlugin } from './plugins/log-errors';
 import { operationLimitsPlugin } from './plugins/operation-limits';
 import { unsupportedOperationPlugin } from './plugins/unsupported-operation';
@@ -80,7 +82,10 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
         totalCompileMsPerMinute: options.compileMsPerMinute.total,
       },
       chargeCompilation: (organizationId, points) => services.rateLimits.requests.consume(organizationId, Math.max(1, Math.ceil(points))),
+      storedAnswers: storedReportAnswers(schema),
     }),
+    // Writes a kept answer as it is where it stands for a field's value (stored-report-answers.ts).
+    stringifyResult,
     introspection: true,
     includeStacktraceInErrorResponses: options.exposeStackTraces,
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },

@@ -45,6 +45,8 @@ export function hasConditionalRequests(field: string): boolean {
 export interface EntityTagger {
   /** The strong ETag of this request's answer, or null when the row does not exist (the route answers 404). */
   etagOf(context: RequestContext, organizationId: string, variables: Record<string, unknown>): Promise<string | null>;
+  /** The ETag of the row's version read by another statement (a stored answer's). */
+  etagOfVersion(variables: Record<string, unknown>, updatedAt: Date): string;
   /** The same ETag read from the answer itself, on routes whose answer carries its version (else absent). */
   etagOfAnswer?(answer: unknown, variables: Record<string, unknown>): string | null;
 }
@@ -67,6 +69,7 @@ export function entityTagger(field: string, document: DocumentNode): EntityTagge
       const updatedAt = await versioned.read(context, organizationId, variables);
       return updatedAt ? etag(variables, updatedAt.toISOString()) : null;
     },
+    etagOfVersion: (variables, updatedAt) => etag(variables, updatedAt.toISOString()),
     ...(inAnswer && {
       etagOfAnswer(answer, variables) {
         const updatedAt = inAnswer(answer);

@@ -32,6 +32,7 @@ import { entityTagger, notModified, type EntityTagger } from './conditional-requ
 import { ExecutionFailed, sofaEndpoints, type SofaEndpoint } from './sofa-endpoints';
 import { restErrorOfFailure, sendRestError } from './rest-errors';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
+import { reportAnswers, type StoredAnswers } from '../stored-answers';
 import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, RestRouteTable, type RestRoute } from './routes';
 
 /** Everything about a route that does not change between requests, worked out once. */
@@ -47,6 +48,8 @@ interface PreparedRoute {
   tagger?: EntityTagger;
   /** sofa's endpoint for the route: runs its operation */
   endpoint: SofaEndpoint;
+  /** a full report's route: bodies kept once built (stored-answers.ts) */
+  stored?: StoredAnswers;
 }
 
 /** Starlette's redirect_slashes answer (JSON, like every answer; express's res.redirect is text/plain). */
@@ -78,6 +81,7 @@ function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint
     locationOf: (argument) => (argument === IDEMPOTENCY_KEY_ARGUMENT ? 'header' : locationOf(route, argument)),
     tagger: entityTagger(route.field, document),
     endpoint,
+    ...(route.field === 'Query.report' && { stored: reportAnswers(schema) }),
   };
 }
 
@@ -184,13 +188,14 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
       log: () => requestLogger(req),
       idempotencyKey: idempotencyKey as string | undefined,
     });
-    // Without If-None-Match nothing is compared: the ETag comes from the answer when it carries its version.
-    const tagFromAnswer = route.tagger?.etagOfAnswer && req.headers['if-none-match'] === undefined ? route.tagger.etagOfAnswer : undefined;
+    // Without If-None-Match nothing is compared: the ETag comes from the answer when it carries its
+    // version, or from the row a full report's statement read (below).
+    const probeFirst = route.tagger && (req.headers['if-none-match'] !== undefined || !route.tagger.etagOfAnswer);
     if (route.route.method === 'GET') {
       // Tenants' data: a browser may keep it but must ask again (ETag) before using it; no shared cache may.
       res.set('cache-control', 'private, no-cache');
-      if (route.tagger && !tagFromAnswer) {
-        const etag = await route.tagger.etagOf(context, principal.organizationId, variables);
+      if (probeFirst) {
+        const etag = await route.tagger!.etagOf(context, principal.organizationId, variables);
         if (etag) {
           res.set('etag', etag);
           // Already charged as a request (the rate limit counts it): only the document is saved.
@@ -198,6 +203,13 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
         }
       }
     }
+    // A full report: its body as kept, or the row it is built from (then kept), in one statement.
+    const lookup = route.stored && (await route.stored.lookup(context, principal.organizationId, variables));
+    if (lookup) {
+      if (!probeFirst) res.set('etag', route.tagger!.etagOfVersion(variables, lookup.updatedAt));
+      if ('body' in lookup) return sendJson(res, 200, lookup.body);
+    }
+    const tagFromAnswer = probeFirst || lookup ? undefined : route.tagger?.etagOfAnswer;
     try {
       const answer = await route.endpoint({
         context,
@@ -211,7 +223,9 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
           if (etag) res.set('etag', etag);
         },
       });
-      return sendJson(res, answer.status, answer.body);
+      sendJson(res, answer.status, answer.body);
+      if (lookup && 'keep' in lookup && answer.status === 200) lookup.keep(answer.body);
+      return;
     } catch (error) {
       const failure = error instanceof ExecutionFailed ? error.errors[0] : error;
       return sendRestError(res, restErrorOfFailure(failure, context.log), route.locationOf);

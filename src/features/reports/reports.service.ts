@@ -168,14 +168,67 @@ export async function listReportsByGroup(
   return pages;
 }
 
+/** A full report's columns but its three documents (they are read apart where a stored answer may replace them). */
+const REPORT_ROW_COLUMNS = Prisma.raw(
+  'r.token, r.created_at, r.updated_at, r.organization_id, r.entity_id, r.dealership_id, r.profile_id, r.contact_id, r.counter_id, r.type, r.valid',
+);
+
 /** Full reports by token (the fetch-one path and `counter`): raw SQL, like the lists. */
 export function findReports(prisma: PrismaClient, organizationId: string, tokens: readonly string[]): Promise<Report[]> {
   return prisma.$queryRaw<Report[]>(
     prepared(Prisma.sql`
-    SELECT r.token, r.created_at, r.updated_at, r.organization_id, r.entity_id, r.dealership_id, r.profile_id, r.contact_id,
-      r.counter_id, r.type, r.valid, r.data, r.state, r.real_costs
+    SELECT ${REPORT_ROW_COLUMNS}, r.data, r.state, r.real_costs
     FROM reports r WHERE r.organization_id = ${organizationId}::uuid AND ${keyCondition('r.token', tokens)}`),
   );
+}
+
+/**
+ * One report for an answer that may have been built before (report_answers, kept by the REST
+ * fetch-one route): in one statement, the stored body when it was built from this very version of
+ * the row and for this `shape`, else the row itself, documents included, to build the answer from.
+ * `version` is the row's `xmin` (a new one on every write to the row, whoever makes it), as text.
+ * Null when the organization has no such report.
+ */
+export async function findReportOrItsAnswer(
+  prisma: PrismaClient,
+  organizationId: string,
+  token: string,
+  shape: string,
+): Promise<{ updated_at: Date; version: string; answer: string } | { updated_at: Date; version: string; report: Report } | null> {
+  const rows = await prisma.$queryRaw<(Report & { version: string; answer: string | null })[]>(
+    prepared(Prisma.sql`
+    SELECT ${REPORT_ROW_COLUMNS}, r.xmin::text AS version, a.body AS answer,
+      CASE WHEN a.body IS NULL THEN r.data END AS data,
+      CASE WHEN a.body IS NULL THEN r.state END AS state,
+      CASE WHEN a.body IS NULL THEN r.real_costs END AS real_costs
+    FROM reports r
+    LEFT JOIN report_answers a ON a.token = r.token AND a.row_version = r.xmin::text::bigint AND a.shape = ${shape}
+    WHERE r.token = ${token}::uuid AND r.organization_id = ${organizationId}::uuid`),
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const { version, answer, ...report } = row;
+  return answer === null ? { updated_at: row.updated_at, version, report } : { updated_at: row.updated_at, version, answer };
+}
+
+/**
+ * Keeps a report's answer, built from the row's version `version` for `shape`, unless the row has
+ * changed since (then it would never be served: the next request builds the newer one). Replaces
+ * the one kept before, whatever its version or shape: one row per report. False when not kept (the
+ * row changed or was deleted).
+ */
+export async function keepReportAnswer(
+  prisma: PrismaClient,
+  token: string,
+  version: string,
+  shape: string,
+  body: string,
+): Promise<boolean> {
+  const written = await prisma.$executeRaw(Prisma.sql`
+    INSERT INTO report_answers (token, row_version, shape, body)
+    SELECT r.token, r.xmin::text::bigint, ${shape}, ${body} FROM reports r WHERE r.token = ${token}::uuid AND r.xmin::text = ${version}
+    ON CONFLICT (token) DO UPDATE SET row_version = EXCLUDED.row_version, shape = EXCLUDED.shape, body = EXCLUDED.body, built_at = now()`);
+  return written > 0;
 }
 
 /**

@@ -1,0 +1,60 @@
+/**
+ * A GraphQL `report` query answered from the full report's kept answer (api/stored-answers.ts):
+ * when the operation's only root field is `report` and its selection is exactly the REST route's
+ * (the spec's full report, printed alike: no fragment, alias or directive inside), the field's
+ * JSON is the REST body byte for byte (test/rest/stored-answers.test.ts compares them), so the
+ * kept body stands for it and `stringifyResult` writes it as it is. Any other document, or a
+ * report whose answer is not kept for its current version, is executed as always; a result
+ * executed for such a selection without errors is kept for the next request (one JSON.stringify
+ * of the field, on that request only).
+ */
+import { getArgumentValues, print, type FieldNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { requireOrganization } from '../../features/context';
+import { reportAnswers, reportRouteSelection, StoredJson } from '../stored-answers';
+import type { StoredAnswering } from './compiled-execution';
+
+export function storedReportAnswers(schema: GraphQLSchema): StoredAnswering {
+  const answers = reportAnswers(schema);
+  const restSelection = reportRouteSelection(schema);
+  const restSelectionText = print(restSelection);
+  const reportField = schema.getQueryType()!.getFields().report!;
+  // Judged once per parsed document (Apollo keeps them): most differ at once in their number of fields.
+  const judged = new WeakMap<SelectionSetNode, boolean>();
+  const selectsTheRestAnswer = (selectionSet: SelectionSetNode): boolean => {
+    let same = judged.get(selectionSet);
+    if (same === undefined) {
+      same = selectionSet.selections.length === restSelection.selections.length && print(selectionSet) === restSelectionText;
+      judged.set(selectionSet, same);
+    }
+    return same;
+  };
+
+  return async (context, operation, variables) => {
+    const field = onlyReportField(operation);
+    if (!field?.selectionSet || !context.principal || !selectsTheRestAnswer(field.selectionSet)) return undefined;
+    let args: Record<string, unknown>;
+    try {
+      args = getArgumentValues(reportField, field, variables);
+    } catch {
+      return undefined; // execution answers the error
+    }
+    const lookup = await answers.lookup(context, requireOrganization(context), args);
+    if (!lookup) return undefined; // not found (perhaps not yet on a replica): the resolver asks again
+    const key = field.alias?.value ?? field.name.value;
+    if ('body' in lookup) return { result: { data: { [key]: new StoredJson(lookup.body) } } };
+    return {
+      keep: (result) => {
+        const value = result.data?.[key];
+        if (!result.errors && value !== null && typeof value === 'object') lookup.keep(JSON.stringify(value));
+      },
+    };
+  };
+}
+
+/** The operation's one root field when it is a `report` query without directives. */
+function onlyReportField(operation: OperationDefinitionNode): FieldNode | undefined {
+  if (operation.operation !== 'query' || operation.directives?.length || operation.selectionSet.selections.length !== 1) return undefined;
+  const field = operation.selectionSet.selections[0]!;
+  if (field.kind !== 'Field' || field.name.value !== 'report' || field.directives?.length) return undefined;
+  return field;
+}

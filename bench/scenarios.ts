@@ -2,7 +2,10 @@
  * The benchmark's requests, with values taken from the loaded data so that every filter hits
  * rows: the organization under test is the one with the most reports.
  */
+import { isObjectType } from 'graphql';
+import { buildAppSchema } from '../src/api/graphql/schema';
 import type { PrismaClient } from '../src/generated/prisma/client';
+import { restSelectionOf } from '../src/shared/schema/rest-visibility';
 
 export interface Scenario {
   name: string;
@@ -48,6 +51,9 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
   const deepOffset = Math.min(50_000, Math.floor(organizationReports / 2));
   // Issue 26: a sync client deep in the organization's reports, by cursor and by offset.
   const ninetyPercent = Math.floor(organizationReports * 0.9);
+  const reportType = (await buildAppSchema()).getType('Report');
+  if (!isObjectType(reportType)) throw new Error('the schema has no Report type');
+  const graphqlOneReport = `query ($id: UUID!) { report(report_id: $id) { ${restSelectionOf(reportType)} } }`;
 
   /** What the scenarios need from the running app: the cursor at 90 % and the sample report's ETag. */
   const prepare = async (appUrl: string, apiKey: string): Promise<Prepared> => {
@@ -114,6 +120,15 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
           body: graphqlBody,
           expectStatus: 200,
         },
+      },
+      {
+        // The app only: (b) of the peers, one report selecting the REST body's fields.
+        name: 'GraphQL one report',
+        method: 'POST',
+        path: '/graphql',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: graphqlOneReport, variables: { id: sample!.token } }),
+        expectStatus: 200,
       },
       {
         name: 'create-lead',

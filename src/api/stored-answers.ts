@@ -13,8 +13,9 @@
  *
  * The body kept is the one the typed path answered, byte for byte, built from the very row (and
  * version) the statement returned. Keeping it is one write after the answer went out, off the
- * request's path, at most KEEPS_IN_FLIGHT at once per process (further ones are skipped: a later
- * request keeps it). The table holds at most one body per report (the newest kept), deleted with
+ * request's path, when this process builds the same row version a second time (a version read only
+ * once is not worth a write), at most KEEPS_IN_FLIGHT at once per process (further ones are
+ * skipped: a later request keeps it). The table holds at most one body per report (the newest kept), deleted with
  * the report, so it is bounded by the reports themselves, and a tenant fills it only with its own.
  *
  * GraphQL serves the same body for a `report` field that selects exactly the REST route's fields
@@ -47,6 +48,13 @@ const EXECUTING_PACKAGES = ['graphql', 'graphql-jit', 'sofa-api'];
 /** Bodies being written at once in this process: more are not queued (a later request keeps them). */
 export const KEEPS_IN_FLIGHT = 4;
 
+/**
+ * Row versions remembered as built once (the oldest forgotten first): ~100 bytes each, 2 MB in all.
+ * One tenant reading many reports makes the process forget the others' first builds sooner, which
+ * costs them a third build before keeping, never a wrong answer.
+ */
+export const BUILT_ONCE_CAPACITY = 20_000;
+
 /** What the answer's bytes depend on apart from the row: the route's document and everything that executes it. */
 export function answerShape(schema: GraphQLSchema, document: DocumentNode): string {
   const require = createRequire(__filename);
@@ -68,6 +76,8 @@ export type StoredAnswerLookup = { updatedAt: Date; body: string } | { updatedAt
 
 export class StoredAnswers {
   private keeping = 0;
+  /** Row versions built once by this process and not kept (yet): the next build of one keeps it. */
+  private readonly builtOnce = new Map<string, true>();
 
   constructor(readonly shape: string) {}
 
@@ -83,8 +93,19 @@ export class StoredAnswers {
     return { updatedAt: found.updated_at, keep: (body) => this.keep(context, token, version, body) };
   }
 
-  /** Writes the body on the primary, after the answer; a failure costs only the next request's building. */
+  /**
+   * Writes the body on the primary, after the answer, from the second time this process builds the
+   * same row version: a version read once (a sync client's read after each change) costs no write,
+   * which costs more than the building it would save (bench/HISTORY.md, 2026-11-28, 16:20). A
+   * failure costs only the next request's building.
+   */
   private keep(context: RequestContext, token: string, version: string, body: string): void {
+    const built = `${token} ${version}`;
+    if (!this.builtOnce.delete(built)) {
+      if (this.builtOnce.size >= BUILT_ONCE_CAPACITY) this.builtOnce.delete(this.builtOnce.keys().next().value!);
+      this.builtOnce.set(built, true);
+      return;
+    }
     if (this.keeping >= KEEPS_IN_FLIGHT) return;
     this.keeping += 1;
     keepReportAnswer(context.db.prisma, token, version, this.shape, body)

@@ -38,8 +38,10 @@ export function storedReportAnswers(schema: GraphQLSchema): StoredAnswering {
     } catch {
       return undefined; // execution answers the error
     }
-    const lookup = await answers.lookup(context, requireOrganization(context), args);
-    if (!lookup) return undefined; // not found (perhaps not yet on a replica): the resolver asks again
+    // Failing (the database away), or not found (perhaps not yet on a replica): the resolver asks
+    // again, and its error is answered as every resolver's is.
+    const lookup = await answers.lookup(context, requireOrganization(context), args).catch(() => null);
+    if (!lookup) return undefined;
     const key = field.alias?.value ?? field.name.value;
     if ('body' in lookup) return { result: { data: { [key]: new StoredJson(lookup.body) } } };
     return {

@@ -203,14 +203,14 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
         }
       }
     }
-    // A full report: its body as kept, or the row it is built from (then kept), in one statement.
-    const lookup = route.stored && (await route.stored.lookup(context, principal.organizationId, variables));
-    if (lookup) {
-      if (!probeFirst) res.set('etag', route.tagger!.etagOfVersion(variables, lookup.updatedAt));
-      if ('body' in lookup) return sendJson(res, 200, lookup.body);
-    }
-    const tagFromAnswer = probeFirst || lookup ? undefined : route.tagger?.etagOfAnswer;
     try {
+      // A full report: its body as kept, or the row it is built from (then kept), in one statement.
+      const lookup = route.stored && (await route.stored.lookup(context, principal.organizationId, variables));
+      if (lookup) {
+        if (!probeFirst) res.set('etag', route.tagger!.etagOfVersion(variables, lookup.updatedAt));
+        if ('body' in lookup) return sendJson(res, 200, lookup.body);
+      }
+      const tagFromAnswer = probeFirst || lookup ? undefined : route.tagger?.etagOfAnswer;
       const answer = await route.endpoint({
         context,
         document: route.document,

@@ -224,11 +224,16 @@ export async function keepReportAnswer(
   shape: string,
   body: string,
 ): Promise<boolean> {
-  const written = await prisma.$executeRaw(Prisma.sql`
+  // $queryRaw (RETURNING), not $executeRaw: the pg pool's own path, without Prisma's per-value
+  // conversions of a ~10 KB parameter (direct-raw-queries.ts).
+  const written = await prisma.$queryRaw<{ token: string }[]>(
+    prepared(Prisma.sql`
     INSERT INTO report_answers (token, row_version, shape, body)
     SELECT r.token, r.xmin::text::bigint, ${shape}, ${body} FROM reports r WHERE r.token = ${token}::uuid AND r.xmin::text = ${version}
-    ON CONFLICT (token) DO UPDATE SET row_version = EXCLUDED.row_version, shape = EXCLUDED.shape, body = EXCLUDED.body, built_at = now()`);
-  return written > 0;
+    ON CONFLICT (token) DO UPDATE SET row_version = EXCLUDED.row_version, shape = EXCLUDED.shape, body = EXCLUDED.body, built_at = now()
+    RETURNING token`),
+  );
+  return written.length > 0;
 }
 
 /**

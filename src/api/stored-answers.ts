@@ -13,10 +13,11 @@
  *
  * The body kept is the one the typed path answered, byte for byte, built from the very row (and
  * version) the statement returned. Keeping it is one write after the answer went out, off the
- * request's path, when this process builds the same row version a second time (a version read only
- * once is not worth a write), at most KEEPS_IN_FLIGHT at once per process (further ones are
- * skipped: a later request keeps it). The table holds at most one body per report (the newest kept), deleted with
- * the report, so it is bounded by the reports themselves, and a tenant fills it only with its own.
+ * request's path, when this process builds the same row version a second time (a version read
+ * only once is not worth a write), at most KEEPS_IN_FLIGHT at once per process (further ones are
+ * skipped: a later request keeps it). The table holds at most one body per report (the newest
+ * kept), deleted with the report, so it is bounded by the reports themselves, and a tenant fills
+ * it only with its own.
  *
  * GraphQL serves the same body for a `report` field that selects exactly the REST route's fields
  * (api/graphql/stored-report-answers.ts): that subtree's JSON is the REST body, byte for byte.
@@ -96,7 +97,7 @@ export class StoredAnswers {
   /**
    * Writes the body on the primary, after the answer, from the second time this process builds the
    * same row version: a version read once (a sync client's read after each change) costs no write,
-   * which costs more than the building it would save (bench/HISTORY.md, 2026-11-28, 16:20). A
+   * which costs more than the building it would save (bench/HISTORY.md, 2026-11-28, 15:50–16:45). A
    * failure costs only the next request's building.
    */
   private keep(context: RequestContext, token: string, version: string, body: string): void {
@@ -124,7 +125,7 @@ export class StoredJson {
   constructor(readonly text: string) {}
 }
 
-/** Stands for a StoredJson while the rest of the result is written (random: no stored text can hold it). */
+/** Stands for a StoredJson while the rest of the result is written (random: nothing else in a result holds it). */
 const PLACEHOLDER = `stored-json-${randomUUID()}`;
 const QUOTED_PLACEHOLDER = JSON.stringify(PLACEHOLDER);
 

@@ -183,8 +183,8 @@ export function findReports(prisma: PrismaClient, organizationId: string, tokens
 }
 
 /**
- * One report for an answer that may have been built before (report_answers, kept by the REST
- * fetch-one route): in one statement, the stored body when it was built from this very version of
+ * One report for an answer that may have been built before (report_answers, kept by
+ * api/stored-answers.ts): in one statement, the stored body when it was built from this very version of
  * the row and for this `shape`, else the row itself, documents included, to build the answer from.
  * `version` is the row's `xmin` (a new one on every write to the row, whoever makes it), as text.
  * Null when the organization has no such report.

@@ -21,6 +21,13 @@ export interface Scenario {
 /** The GraphQL page, the same selection as PostGraphile's in `--peers` (bench/peers/scenarios.ts). */
 export const GRAPHQL_PAGE = `{ reports(limit: 100) { total items { token created_at dealership { name } profile { name email } } } }`;
 
+/** One full report over GraphQL, selecting the REST body's fields (`$id`): (b) of the peers too. */
+export async function graphqlFullReportQuery(): Promise<string> {
+  const reportType = (await buildAppSchema()).getType('Report');
+  if (!isObjectType(reportType)) throw new Error('the schema has no Report type');
+  return `query ($id: UUID!) { report(report_id: $id) { ${restSelectionOf(reportType)} } }`;
+}
+
 export interface Prepared {
   deepCursor: string;
   etag: string;
@@ -51,9 +58,7 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
   const deepOffset = Math.min(50_000, Math.floor(organizationReports / 2));
   // Issue 26: a sync client deep in the organization's reports, by cursor and by offset.
   const ninetyPercent = Math.floor(organizationReports * 0.9);
-  const reportType = (await buildAppSchema()).getType('Report');
-  if (!isObjectType(reportType)) throw new Error('the schema has no Report type');
-  const graphqlOneReport = `query ($id: UUID!) { report(report_id: $id) { ${restSelectionOf(reportType)} } }`;
+  const graphqlOneReport = await graphqlFullReportQuery();
 
   /** What the scenarios need from the running app: the cursor at 90 % and the sample report's ETag. */
   const prepare = async (appUrl: string, apiKey: string): Promise<Prepared> => {

@@ -3,10 +3,7 @@
  * Every variant turns its body into one normalized shape (tokens in order, total, selected values
  * under our snake_case names), so the run can refuse to compare systems that answer differently.
  */
-import { isObjectType } from 'graphql';
-import { buildAppSchema } from '../../src/api/graphql/schema';
-import { restSelectionOf } from '../../src/shared/schema/rest-visibility';
-import { GRAPHQL_PAGE, type Scenario } from '../scenarios';
+import { GRAPHQL_PAGE, graphqlFullReportQuery, type Scenario } from '../scenarios';
 
 export type System = 'app' | 'baseline' | 'postgraphile';
 
@@ -116,10 +113,7 @@ export async function buildPeerScenarios(context: PeerContext): Promise<PeerScen
   };
 
   // (b) one report with its whole document: the REST body's fields everywhere
-  const schema = await buildAppSchema();
-  const reportType = schema.getType('Report');
-  if (!isObjectType(reportType)) throw new Error('the schema has no Report type');
-  const ourReport = `query ($id: UUID!) { report(report_id: $id) { ${restSelectionOf(reportType)} } }`;
+  const ourReport = await graphqlFullReportQuery();
   const pglReport = `query ($token: UUID!) { report(token: $token) {
     token createdAt updatedAt organizationId entityId dealershipId profileId contactId counterId type valid data state realCosts } }`;
   const oneReport = (r: Json): Answer => ({

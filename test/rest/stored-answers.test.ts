@@ -13,6 +13,7 @@ import { reportRouteSelection } from '../../src/api/stored-answers';
 import { DATABASE_KINDS } from '../support/databases';
 import { graphql, startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
+import { SeededRandom } from '../../src/seed/vehicles';
 
 type Kept = { row_version: string; shape: string; body: string; xmin: string };
 
@@ -233,6 +234,63 @@ describe.each(DATABASE_KINDS)('stored report answers on %s', (kind) => {
     ['a string where an object is declared', `jsonb_set(data, '{vehicle,specifications}', '"not an object"')`],
     ['a boolean where a number is declared', `jsonb_set(data, '{vehicle,specifications,year}', 'true')`],
   ];
+  // Generated: a seeded random leaf of a stored document, set to a random value class (FUZZ_SEED
+  // picks another run). Each case: typed body = GraphQL's executed answer; kept only when 200.
+  const VALUE_CLASSES: unknown[] = [
+    0,
+    -1.5,
+    1.7976931348623157e308,
+    2147483648,
+    '',
+    'x',
+    '2015',
+    'NaN',
+    '\u2028😀</script>',
+    true,
+    false,
+    null,
+    {},
+    [],
+    { a: 1 },
+    [1, 'a', null],
+    [[]],
+  ];
+  const leafPaths = (value: unknown, path: string[] = []): string[][] =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.entries(value).flatMap(([k, v]) => leafPaths(v, [...path, k]))
+      : [path];
+  it('generated documents: a random leaf set to a random value class, 24 times', async () => {
+    const random = new SeededRandom(Number(process.env.FUZZ_SEED) || 27);
+    const candidates = tokens().slice(30, 54);
+    const outcomes = { kept: 0, refused: 0 };
+    for (const token of candidates) {
+      const [{ data }] = await sql<{ data: unknown }>(`SELECT data FROM reports WHERE token = $1::uuid`, [token]);
+      const path = random.pick(leafPaths(data).filter((p) => p.length > 0));
+      const value = random.pick(VALUE_CLASSES);
+      await sql(`UPDATE reports SET data = jsonb_set(data, $2::text[], $3::jsonb) WHERE token = $1::uuid`, [
+        token,
+        path,
+        JSON.stringify(value),
+      ]);
+      const built = await fetchReport(token);
+      expect(await fetchReport(token)).toEqual(built);
+      const oracle = await overGraphql(token);
+      const what = `${path.join('.')} = ${JSON.stringify(value)}`;
+      if (oracle.errors) {
+        expect([what, built.status === 200]).toEqual([what, false]);
+        outcomes.refused += 1;
+        continue;
+      }
+      expect([what, built.status, built.text]).toEqual([what, 200, oracle.text]);
+      expect((await keptCurrent(token)).body).toBe(built.text);
+      expect(await fetchReport(token)).toEqual(built);
+      outcomes.kept += 1;
+    }
+    // the value classes reach both outcomes: answered (coerced, nulled) and refused
+    expect(outcomes.kept).toBeGreaterThan(0);
+    expect(outcomes.refused).toBeGreaterThan(0);
+  });
+
   it.each(oddDocuments)('%s: the kept body is the typed one, or none is kept', async (_name, expression) => {
     const token = tokens()[10 + oddDocuments.findIndex(([name]) => name === _name)]!;
     await sql(`UPDATE reports SET data = ${expression} WHERE token = $1::uuid`, [token]);

@@ -129,18 +129,29 @@ export class StoredJson {
 const PLACEHOLDER = `stored-json-${randomUUID()}`;
 const QUOTED_PLACEHOLDER = JSON.stringify(PLACEHOLDER);
 
-/** Apollo's `stringifyResult`: its own (JSON and a newline), with each root field's StoredJson written as it is. */
-export function stringifyResult(result: FormattedExecutionResult): string {
-  const data = result.data as Record<string, unknown> | null | undefined;
-  const stored: string[] = [];
-  if (data) {
-    for (const key in data) {
-      const value = data[key];
-      if (value instanceof StoredJson) stored.push(value.text);
+/** Whether a result holds a StoredJson: as a root field's value, or as a field of one (a page's written items). */
+function holdsStoredJson(data: Record<string, unknown>): boolean {
+  for (const key in data) {
+    const value = data[key];
+    if (value instanceof StoredJson) return true;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const inner in value) if ((value as Record<string, unknown>)[inner] instanceof StoredJson) return true;
     }
   }
-  if (stored.length === 0) return `${JSON.stringify(result)}\n`;
-  const written = JSON.stringify(result, (_key, value: unknown) => (value instanceof StoredJson ? PLACEHOLDER : value));
+  return false;
+}
+
+/** Apollo's `stringifyResult`: its own (JSON and a newline), with each StoredJson written as it is. */
+export function stringifyResult(result: FormattedExecutionResult): string {
+  const data = result.data as Record<string, unknown> | null | undefined;
+  if (!data || !holdsStoredJson(data)) return `${JSON.stringify(result)}\n`;
+  // Collected in the order JSON.stringify meets them, which is the order of their placeholders.
+  const stored: string[] = [];
+  const written = JSON.stringify(result, (_key, value: unknown) => {
+    if (!(value instanceof StoredJson)) return value;
+    stored.push(value.text);
+    return PLACEHOLDER;
+  });
   let index = 0;
   return `${written.replaceAll(QUOTED_PLACEHOLDER, () => stored[index++]!)}\n`;
 }

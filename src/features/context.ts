@@ -13,6 +13,7 @@ import type { ApiKeyPrincipal } from './auth/api-keys';
 import type { EventWakeups } from './events/event-wakeups';
 import type { StreamOptions } from './events/event-stream';
 import type { Loaders } from './loaders';
+import type { WrittenField } from './reports/report-item-json';
 
 export interface RequestContext {
   /** `db.prisma` is the primary: writes, and reads that must see them (idempotency, quota). */
@@ -44,6 +45,12 @@ export interface RequestContext {
   idempotencyKey?: string;
   /** The values this request's answer may still hold (counted as it is built, on both interfaces). */
   answerBudget?: AnswerBudget;
+  /**
+   * Set by the REST route of the reports list only (one root field): its items' selection, which
+   * the `reports` resolver has PostgreSQL write as JSON text when it can (reports/report-item-json.ts).
+   * It then answers `items` empty and leaves their texts here, for the route to put in its body.
+   */
+  writtenItems?: { select: readonly WrittenField[]; texts?: string[] };
   /** Set on GraphQL subscriptions only (api/graphql/subscriptions): what wakes their feed readers. */
   feedFollowing?: { wakeups: EventWakeups; options: StreamOptions };
 }

@@ -531,7 +531,15 @@ export interface CompiledExecutionOptions {
   limits?: Partial<CompilationLimits>;
   /** Answers an operation from kept answers before it is executed, or says how to keep its result (stored-report-answers.ts). */
   storedAnswers?: StoredAnswering;
+  /** Has PostgreSQL write a page's items, and puts them in the executed result (written-report-items.ts). */
+  writtenItems?: WritingItems;
 }
+
+/** Prepares an operation's written items before it is executed, and returns what puts them in its result; undefined: none. */
+export type WritingItems = (
+  context: RequestContext,
+  operation: OperationDefinitionNode,
+) => ((result: ExecutionResult) => ExecutionResult) | undefined;
 
 /** An operation's kept answer (`result`), or a `keep` for the result once executed; undefined: neither applies. */
 export type StoredAnswering = (
@@ -632,9 +640,10 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
     if (nullErrors.length > 0) return { errors: nullErrors };
     const stored = await options.storedAnswers?.(request.context as RequestContext, operation, coerced.coerced);
     if (stored && 'result' in stored) return stored.result;
+    const withItems = options.writtenItems?.(request.context as RequestContext, operation);
     const result = await executeOperation(request, operation, variables);
     stored?.keep(result);
-    return result;
+    return withItems ? withItems(result) : result;
   };
 
   const executeOperation = async (

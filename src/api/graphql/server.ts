@@ -54,6 +54,8 @@ import { databaseFailureStatusPlugin } from './plugins/database-failure-status';
 import { legacyJsonStatusPlugin } from './plugins/legacy-json-status';
 import { compiledExecutionGateway } from './compiled-execution';
 import { storedReportAnswers } from './stored-report-answers';
+import { writtenReportItems } from './written-report-items';
+import { DEFAULT_MAX_ANSWER_VALUES } from '../../shared/answer-budget';
 import { stringifyResult } from '../stored-answers';
 import { logErrorsPlugin } from './plugins/log-errors';
 import { operationLimitsPlugin } from './plugins/operation-limits';
@@ -83,6 +85,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
       },
       chargeCompilation: (organizationId, points) => services.rateLimits.requests.consume(organizationId, Math.max(1, Math.ceil(points))),
       storedAnswers: storedReportAnswers(schema),
+      writtenItems: writtenReportItems(services.maxAnswerValues ?? DEFAULT_MAX_ANSWER_VALUES),
     }),
     // Writes a kept answer as it is where it stands for a field's value (stored-report-answers.ts).
     stringifyResult,

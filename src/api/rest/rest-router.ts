@@ -33,6 +33,9 @@ import { ExecutionFailed, sofaEndpoints, type SofaEndpoint } from './sofa-endpoi
 import { restErrorOfFailure, sendRestError } from './rest-errors';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
 import { reportAnswers, type StoredAnswers } from '../stored-answers';
+import { withWrittenItems, writtenItemsOf } from '../written-items';
+import type { WrittenField } from '../../features/reports/report-item-json';
+import { DEFAULT_MAX_ANSWER_VALUES } from '../../shared/answer-budget';
 import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, RestRouteTable, type RestRoute } from './routes';
 
 /** Everything about a route that does not change between requests, worked out once. */
@@ -50,6 +53,8 @@ interface PreparedRoute {
   endpoint: SofaEndpoint;
   /** a full report's route: bodies kept once built (stored-answers.ts) */
   stored?: StoredAnswers;
+  /** the reports list: its items' selection, written as JSON by PostgreSQL (written-items.ts) */
+  written?: readonly WrittenField[];
 }
 
 /** Starlette's redirect_slashes answer (JSON, like every answer; express's res.redirect is text/plain). */
@@ -64,7 +69,7 @@ function sendJson(res: Response, status: number, body: string): void {
     .end(body);
 }
 
-function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint): PreparedRoute {
+function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint, maxAnswerValues: number): PreparedRoute {
   // Its root field's arguments are validated here, before execution: the GraphQL pass skips them.
   const document = rootArgumentsCheckedBeforeExecution(restDocumentFor(schema, route));
   const operation = document.definitions[0]!;
@@ -82,6 +87,7 @@ function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint
     tagger: entityTagger(route.field, document),
     endpoint,
     ...(route.field === 'Query.report' && { stored: reportAnswers(schema) }),
+    ...(route.field === 'Query.reports' && { written: writtenItemsOf(document, maxAnswerValues) }),
   };
 }
 
@@ -90,7 +96,8 @@ const BODY_PARSE_ERROR = 'There was an error parsing the body';
 
 export function restRouter(schema: GraphQLSchema, services: ApiServices): express.Router {
   const endpoints = sofaEndpoints(schema);
-  const prepared = new Map(REST_ROUTES.map((route) => [route, prepare(schema, route, endpoints.get(route)!)]));
+  const maxAnswerValues = services.maxAnswerValues ?? DEFAULT_MAX_ANSWER_VALUES;
+  const prepared = new Map(REST_ROUTES.map((route) => [route, prepare(schema, route, endpoints.get(route)!, maxAnswerValues)]));
   const readBody = bodyReader();
   const table = new RestRouteTable();
 
@@ -188,6 +195,7 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
       log: () => requestLogger(req),
       idempotencyKey: idempotencyKey as string | undefined,
     });
+    if (route.written) context.writtenItems = { select: route.written };
     // Without If-None-Match nothing is compared: the ETag comes from the answer when it carries its
     // version, or from the row a full report's statement read (below).
     const probeFirst = route.tagger && (req.headers['if-none-match'] !== undefined || !route.tagger.etagOfAnswer);
@@ -223,7 +231,8 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
           if (etag) res.set('etag', etag);
         },
       });
-      sendJson(res, answer.status, answer.body);
+      const texts = context.writtenItems?.texts;
+      sendJson(res, answer.status, texts && answer.status === 200 ? withWrittenItems(answer.body, texts) : answer.body);
       if (lookup && 'keep' in lookup && answer.status === 200) lookup.keep(answer.body);
       return;
     } catch (error) {

@@ -330,6 +330,26 @@ export function reportPageWithRelationsSql(
     ORDER BY ${orderByClause(q.order, PAGE_ORDER_COLUMNS, 'p.token')}`;
 }
 
+/**
+ * The page with each item written as JSON text by PostgreSQL (`item_json`, report-item-json.ts),
+ * beside only the sort keys the next cursor is made of (`keys`: none when no cursor is signed).
+ * The page keeps its plan: it is the subquery `p`, its LIMIT applied first.
+ */
+export function reportPageJsonSql(q: ReportPageQuery, itemJson: Prisma.Sql, keys: readonly string[]): Prisma.Sql {
+  const keyColumns = Prisma.raw(keys.map((field) => `p.${EXTRA_KEY_COLUMNS[field] ?? field}, `).join(''));
+  return sql`SELECT ${keyColumns}${itemJson} AS item_json
+    FROM (${reportPageSql(q)}) p
+    ORDER BY ${orderByClause(q.order, PAGE_ORDER_COLUMNS, 'p.token')}`;
+}
+
+/** The compact columns a page must read for these columns and its order (its token always). */
+export function pageColumnsWith(columns: Iterable<string>, order: OrderTerm[]): (keyof CompactReportRow)[] {
+  const read = new Set<keyof CompactReportRow>(['token']);
+  for (const column of columns) if (COMPACT_COLUMN_NAMES.has(column)) read.add(column as keyof CompactReportRow);
+  for (const term of order) if (COMPACT_COLUMN_NAMES.has(term.field)) read.add(term.field as keyof CompactReportRow);
+  return [...read];
+}
+
 export function reportCountSql(organizationId: string, filters: Partial<ReportFilterArgs>): Prisma.Sql {
   // Only counted filters (organization, valid, type, dealership, profile; the default page among
   // them): the counters the triggers keep exact, the organization's few rows summed instead of

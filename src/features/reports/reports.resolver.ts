@@ -33,7 +33,12 @@ export class ReportsResolver {
       dealership: selectsNestedField(info, 'items', 'dealership'),
       profile: selectsNestedField(info, 'items', 'profile'),
     };
-    const { related, ...page } = await listReports(
+    const written = context.writtenItems;
+    const {
+      related,
+      written: texts,
+      ...page
+    } = await listReports(
       context.reads,
       organizationId,
       filters,
@@ -43,7 +48,9 @@ export class ReportsResolver {
       relations,
       selectedNestedFieldNames(info, 'items'),
       selectsField(info, 'next_cursor') || selectsField(info, 'pageInfo'),
+      written?.select,
     );
+    if (written && texts) written.texts = texts;
     if (related) {
       context.loaders.remember('dealership', related.dealerships);
       context.loaders.remember('user', related.profiles);

@@ -17,11 +17,14 @@ import {
   reportCountSql,
   reportKeyValue,
   relationColumn,
+  pageColumnsWith,
+  reportPageJsonSql,
   reportPageSql,
   reportPageWithRelationsSql,
   type CompactReportRow,
   type PageRelations,
 } from './report-query';
+import { reportItemColumns, reportItemJsonSql, type WrittenField } from './report-item-json';
 import type { ReportGroupColumn } from './report-list-columns';
 import type { Report, ReportCompact } from './report.types';
 import { dealershipColumns, DEALERSHIP_DATE_FIELDS } from '../dealerships/dealerships.service';
@@ -73,7 +76,12 @@ export async function listReports(
   itemFields?: Iterable<string>,
   /** false: the caller reads neither `next_cursor` nor `pageInfo`, so no cursor is signed for them (nor a row read past the page) */
   nextPage = true,
-): Promise<Page<ReportCompact> & { related?: PageRelated }> {
+  /**
+   * the items' selection, to be written as JSON text by PostgreSQL (report-item-json.ts): when it
+   * can be, the page's `items` are empty and their texts are in `written`, in order
+   */
+  writtenItems?: readonly WrittenField[],
+): Promise<Page<ReportCompact> & { related?: PageRelated; written?: string[] }> {
   checkCursorWithOffset(page.cursor, page.offset);
   const { limit, offset } = pageBounds(page);
   const order = parseReportOrder(page.order_by);
@@ -94,6 +102,27 @@ export async function listReports(
   const columns = compactColumnsFor(itemFields, order);
   const signsNext = cursors !== undefined && nextPage;
   const query = { organizationId, filters, limit: signsNext ? limit + 1 : limit, offset, order, after, columns };
+  const endCursorOf = (last: Record<string, unknown> | undefined) =>
+    last
+      ? cursors!.encode(
+          scope,
+          terms.map((t) => keyValueOf(reportKeyValue(last, t.field))),
+        )
+      : (page.cursor ?? null);
+  const itemJson = writtenItems && reportItemJsonSql(writtenItems, organizationId);
+  if (itemJson) {
+    const keys = signsNext ? terms.map((t) => t.field) : [];
+    const written = { ...query, columns: pageColumnsWith(reportItemColumns(writtenItems!), order) };
+    const rows = await prisma.$queryRaw<{ item_json: string | null }[]>(keep(reportPageJsonSql(written, itemJson, keys)));
+    // An item PostgreSQL could not write as the typed path does (a timestamp outside years 0100-9999): the page is read again, typed.
+    if (rows.every((row) => row.item_json !== null)) {
+      const hasNextPage = rows.length > limit;
+      const pageRows = hasNextPage ? rows.slice(0, limit) : rows;
+      const texts = pageRows.map((row) => row.item_json!);
+      if (!signsNext) return { items: [], limit, offset, total, written: texts };
+      return { items: [], limit, offset, total, ...cursorFields(hasNextPage, endCursorOf(pageRows[pageRows.length - 1])), written: texts };
+    }
+  }
   const planned = relations && (relations.dealership || relations.profile) ? relations : undefined;
   const rows = await prisma.$queryRaw<(CompactReportRow & Record<string, unknown>)[]>(
     keep(
@@ -108,14 +137,14 @@ export async function listReports(
   const related = planned ? takeRelations(rows, planned) : undefined;
   const items = pageRows.map(toCompactReport);
   if (!signsNext) return { items, limit, offset, total, ...(related ? { related } : {}) };
-  const last = pageRows[pageRows.length - 1];
-  const endCursor = last
-    ? cursors.encode(
-        scope,
-        terms.map((t) => keyValueOf(reportKeyValue(last, t.field))),
-      )
-    : (page.cursor ?? null);
-  return { items, limit, offset, total, ...cursorFields(hasNextPage, endCursor), ...(related ? { related } : {}) };
+  return {
+    items,
+    limit,
+    offset,
+    total,
+    ...cursorFields(hasNextPage, endCursorOf(pageRows[pageRows.length - 1])),
+    ...(related ? { related } : {}),
+  };
 }
 
 /** The dealerships and profiles a page's statement read beside its rows, each once (for the loaders). */

@@ -318,6 +318,12 @@ describe.each(DATABASE_KINDS)('reports list items written by PostgreSQL on %s', 
       if (await graphqlAlike(`${alias('reports')}(${args.join(', ')}) { ${page.join(' ')} }`)) wrote += 1;
     }
     expect(wrote).toBeGreaterThan(20);
+    // A relation selected twice (one join), and both relations: written, alike.
+    expect(
+      await graphqlAlike(
+        'reports(limit: 30) { items { profile { id } p2: profile { name email } dealership { name } d2: dealership { id } } }',
+      ),
+    ).toBe(true);
     // Not written: two root fields, a fragment, a directive; still answered alike.
     expect(await graphqlAlike('reports(limit: 3) { items { token } } r2: reports(limit: 2) { total }')).toBe(false);
     expect(await graphqlAlike('reports(limit: 3) { items { ... on ReportCompact { token } } }')).toBe(false);

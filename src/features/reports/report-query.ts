@@ -333,12 +333,18 @@ export function reportPageWithRelationsSql(
 /**
  * The page with each item written as JSON text by PostgreSQL (`item_json`, report-item-json.ts),
  * beside only the sort keys the next cursor is made of (`keys`: none when no cursor is signed).
- * The page keeps its plan: it is the subquery `p`, its LIMIT applied first.
+ * The page keeps its plan: it is the subquery `p`, its LIMIT applied first; the relations the
+ * items write are joined to its rows (by primary key: one row each at most).
  */
-export function reportPageJsonSql(q: ReportPageQuery, itemJson: Prisma.Sql, keys: readonly string[]): Prisma.Sql {
+export function reportPageJsonSql(
+  q: ReportPageQuery,
+  item: { text: Prisma.Sql; joins: Map<string, Prisma.Sql> },
+  keys: readonly string[],
+): Prisma.Sql {
   const keyColumns = Prisma.raw(keys.map((field) => `p.${EXTRA_KEY_COLUMNS[field] ?? field}, `).join(''));
-  return sql`SELECT ${keyColumns}${itemJson} AS item_json
-    FROM (${reportPageSql(q)}) p
+  const joins = item.joins.size > 0 ? Prisma.join([...item.joins.values()], ' ') : Prisma.empty;
+  return sql`SELECT ${keyColumns}${item.text} AS item_json
+    FROM (${reportPageSql(q)}) p ${joins}
     ORDER BY ${orderByClause(q.order, PAGE_ORDER_COLUMNS, 'p.token')}`;
 }
 

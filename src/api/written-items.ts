@@ -28,12 +28,22 @@ export function fieldsOf(selectionSet: SelectionSetNode): WrittenField[] | undef
 const fieldCount = (fields: readonly WrittenField[]): number => fields.reduce((n, f) => n + 1 + (f.select ? fieldCount(f.select) : 0), 0);
 
 /**
- * Whether a page's items may be written by PostgreSQL: it writes every field they select, and no
- * page can hold more values than the answer budget allows (written items are not counted as
- * they are built: the typed path must never have refused them).
+ * Fields (nested ones included) an item written by PostgreSQL may select: the statement's text
+ * grows with them, and a client's aliases could otherwise repeat a field thousands of times in a
+ * statement every connection keeps prepared (platform/db/prepared-statements.ts bounds their
+ * number, not their size). Every known field once is 41; the REST route's selection is 15.
+ */
+export const MAX_WRITTEN_FIELDS = 64;
+
+/**
+ * Whether a page's items may be written by PostgreSQL: it writes every field they select, they
+ * select at most MAX_WRITTEN_FIELDS, and no page can hold more values than the answer budget
+ * allows (written items are not counted as they are built: the typed path must never have
+ * refused them).
  */
 export function writableItems(items: readonly WrittenField[], maxAnswerValues: number): boolean {
-  return writesReportItems(items) && MAX_PAGE_SIZE * fieldCount(items) <= maxAnswerValues;
+  const fields = fieldCount(items);
+  return fields <= MAX_WRITTEN_FIELDS && MAX_PAGE_SIZE * fields <= maxAnswerValues && writesReportItems(items);
 }
 
 /** The items' selection of the reports route's document, when they can be written and its page's first field is `items` (the body is spliced there). */

@@ -14,6 +14,7 @@ import pg from 'pg';
 import { createApp } from '../../src/app/create-app';
 import { createHttpServer } from '../../src/platform/http/http-server';
 import { reportItemJsonSql } from '../../src/features/reports/report-item-json';
+import { MAX_WRITTEN_FIELDS } from '../../src/api/written-items';
 import { SeededRandom } from '../../src/seed/vehicles';
 import { DATABASE_KINDS } from '../support/databases';
 import { startTestServer, type TestServer } from '../support/server';
@@ -324,6 +325,10 @@ describe.each(DATABASE_KINDS)('reports list items written by PostgreSQL on %s', 
         'reports(limit: 30) { items { profile { id } p2: profile { name email } dealership { name } d2: dealership { id } } }',
       ),
     ).toBe(true);
+    // Not written: more fields than MAX_WRITTEN_FIELDS (the statement's text would grow with a client's aliases)
+    const aliases = (n: number) => Array.from({ length: n }, (_, i) => `t${i}: token`).join(' ');
+    expect(await graphqlAlike(`reports(limit: 5) { items { ${aliases(MAX_WRITTEN_FIELDS)} } }`)).toBe(true);
+    expect(await graphqlAlike(`reports(limit: 5) { items { ${aliases(MAX_WRITTEN_FIELDS + 1)} } }`)).toBe(false);
     // Not written: two root fields, a fragment, a directive; still answered alike.
     expect(await graphqlAlike('reports(limit: 3) { items { token } } r2: reports(limit: 2) { total }')).toBe(false);
     expect(await graphqlAlike('reports(limit: 3) { items { ... on ReportCompact { token } } }')).toBe(false);

@@ -46,9 +46,10 @@ export interface RequestContext {
   /** The values this request's answer may still hold (counted as it is built, on both interfaces). */
   answerBudget?: AnswerBudget;
   /**
-   * Set by the REST route of the reports list only (one root field): its items' selection, which
-   * the `reports` resolver has PostgreSQL write as JSON text when it can (reports/report-item-json.ts).
-   * It then answers `items` empty and leaves their texts here, for the route to put in its body.
+   * Set for an operation whose one root field is `reports` (the REST list route, a GraphQL query:
+   * api/written-items.ts): its items' selection, which the resolver has PostgreSQL write as JSON
+   * text when it can (reports/report-item-json.ts). It then answers `items` empty and leaves their
+   * texts here, for the interface to put in its answer.
    */
   writtenItems?: { select: readonly WrittenField[]; texts?: string[] };
   /** Set on GraphQL subscriptions only (api/graphql/subscriptions): what wakes their feed readers. */

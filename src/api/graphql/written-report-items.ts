@@ -4,7 +4,7 @@
  * features/reports/report-item-json.ts writes (no fragment or directive among them), the resolver
  * is asked for their texts, and the executed result gets them as one StoredJson where its empty
  * `items` stands; `stringifyResult` writes it as it is. Any other document is executed as always.
- * test/graphql/written-report-items.test.ts compares both paths.
+ * test/rest/written-items.test.ts compares both paths on generated selections.
  */
 import type { FieldNode, OperationDefinitionNode } from 'graphql';
 import type { RequestContext } from '../../features/context';

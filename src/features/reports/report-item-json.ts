@@ -1,10 +1,10 @@
 /**
  * A page's items written as JSON text by PostgreSQL, in the statement that reads them: Node then
  * neither decodes their columns nor serializes their values. Measured (bench/HISTORY.md,
- * 2026-11-28, 19:45-20:45): the REST page and the GraphQL page of the benchmark cost the server
- * 0.73x the CPU they did; PostgreSQL spends ~0.6 ms more per page of 100 writing them (to_json
- * and to_char are most of it), a trade that PostGraphile, which has PostgreSQL write its whole
- * answer, makes further.
+ * 2026-11-28, 19:19-20:40): the REST page and the GraphQL page of the benchmark cost the server
+ * 0.69-0.85x the CPU they did; the statement costs PostgreSQL up to ~0.6 ms more for 100 items
+ * (to_json and to_char are most of it), about what the relations read apart cost it before. A
+ * trade PostGraphile, which has PostgreSQL write its whole answer, makes further.
  *
  * The text must be, byte for byte, what the typed path writes for the same selection: graphql-jit
  * completing each field, then `JSON.stringify`. So only fields whose JSON PostgreSQL writes the

@@ -104,64 +104,69 @@ interface ObjectField {
   relation?: { alias: string; join: (row: string, organizationId: string) => Prisma.Sql };
 }
 
+/** Fields that are their own row's column of the same name, each with its writer. */
+const columnsNamed = (writers: Record<string, Writer>): Record<string, ColumnField> =>
+  Object.fromEntries(Object.entries(writers).map(([field, write]) => [field, { write, column: field }]));
+
 const USER: ObjectWriter = {
-  fields: {
-    id: { write: uuid, column: 'id' },
-    name: { write: text, column: 'name' },
-    is_active: { write: boolean, column: 'is_active' },
-    created_at: { write: timestamp, column: 'created_at' },
-    organization_id: { write: uuid, column: 'organization_id' },
-    entity_id: { write: uuid, column: 'entity_id' },
-    dealership_id: { write: nullableUuid, column: 'dealership_id' },
-    created_by: { write: text, column: 'created_by' },
-    role: { write: text, column: 'role' },
-    photo: { write: text, column: 'photo' },
-    phone: { write: text, column: 'phone' },
-    position: { write: text, column: 'position' },
-    email: { write: text, column: 'email' },
-    last_activity: { write: timestamp, column: 'last_activity' },
-  },
+  fields: columnsNamed({
+    id: uuid,
+    name: text,
+    is_active: boolean,
+    created_at: timestamp,
+    organization_id: uuid,
+    entity_id: uuid,
+    dealership_id: nullableUuid,
+    created_by: text,
+    role: text,
+    photo: text,
+    phone: text,
+    position: text,
+    email: text,
+    last_activity: timestamp,
+  }),
 };
 
 const DEALERSHIP: ObjectWriter = {
-  fields: {
-    id: { write: uuid, column: 'id' },
-    name: { write: text, column: 'name' },
-    created_at: { write: timestamp, column: 'created_at' },
-    updated_at: { write: timestamp, column: 'updated_at' },
-    organization_id: { write: uuid, column: 'organization_id' },
-    entity_id: { write: uuid, column: 'entity_id' },
-    logo: { write: text, column: 'logo' },
-    illustration_img: { write: text, column: 'illustration_img' },
-    more_info: { write: text, column: 'more_info' },
-    siret: { write: text, column: 'siret' },
-    position: { write: integer, column: 'position' },
-    headquarter: { write: boolean, column: 'headquarter' },
-  },
+  fields: columnsNamed({
+    id: uuid,
+    name: text,
+    created_at: timestamp,
+    updated_at: timestamp,
+    organization_id: uuid,
+    entity_id: uuid,
+    logo: text,
+    illustration_img: text,
+    more_info: text,
+    siret: text,
+    position: integer,
+    headquarter: boolean,
+  }),
 };
 
-const COMPACT_VEHICLE: ObjectWriter = {
-  fields: { vin: { write: text, column: 'vin' }, license_number: { write: text, column: 'license_number' } },
-};
+const COMPACT_VEHICLE: ObjectWriter = { fields: columnsNamed({ vin: text, license_number: text }) };
 
 /** The compact report's `data`: made of the row's own columns. */
 const COMPACT_DATA: ObjectWriter = { fields: { vehicle: { object: COMPACT_VEHICLE } } };
 
 const COMPACT_REPORT: ObjectWriter = {
   fields: {
-    token: { write: uuid, column: 'token' },
+    ...columnsNamed({
+      token: uuid,
+      created_at: timestamp,
+      updated_at: timestamp,
+      organization_id: uuid,
+      dealership_id: nullableUuid,
+      entity_id: uuid,
+      profile_id: nullableUuid,
+      contact_id: nullableUuid,
+      counter_id: nullableUuid,
+      type: label,
+      valid: boolean,
+    }),
+    // The GraphQL-only `id` is the token (the identifier client caches normalize on).
     id: { write: uuid, column: 'token' },
-    created_at: { write: timestamp, column: 'created_at' },
-    updated_at: { write: timestamp, column: 'updated_at' },
     data: { object: COMPACT_DATA },
-    organization_id: { write: uuid, column: 'organization_id' },
-    dealership_id: { write: nullableUuid, column: 'dealership_id' },
-    entity_id: { write: uuid, column: 'entity_id' },
-    profile_id: { write: nullableUuid, column: 'profile_id' },
-    contact_id: { write: nullableUuid, column: 'contact_id' },
-    counter_id: { write: nullableUuid, column: 'counter_id' },
-    type: { write: label, column: 'type' },
-    valid: { write: boolean, column: 'valid' },
     // The organization's own dealership and user only, as their loaders read them
     // (dealerships.service.ts, users.service.ts findUsers): another's is null.
     dealership: {

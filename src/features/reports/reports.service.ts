@@ -102,13 +102,24 @@ export async function listReports(
   const columns = compactColumnsFor(itemFields, order);
   const signsNext = cursors !== undefined && nextPage;
   const query = { organizationId, filters, limit: signsNext ? limit + 1 : limit, offset, order, after, columns };
-  const endCursorOf = (last: Record<string, unknown> | undefined) =>
-    last
-      ? cursors!.encode(
+  /** The page of the rows read (one more than the page when a cursor is signed), with what its items are made of. */
+  const pageOf = <Row extends Record<string, unknown>>(
+    rows: Row[],
+    contents: (pageRows: Row[]) => { items: ReportCompact[]; related?: PageRelated; written?: string[] },
+  ) => {
+    const hasNextPage = rows.length > limit;
+    const pageRows = hasNextPage ? rows.slice(0, limit) : rows;
+    const filled = { limit, offset, total, ...contents(pageRows) };
+    if (!signsNext) return filled;
+    const last = pageRows[pageRows.length - 1];
+    const endCursor = last
+      ? cursors.encode(
           scope,
           terms.map((t) => keyValueOf(reportKeyValue(last, t.field))),
         )
       : (page.cursor ?? null);
+    return { ...filled, ...cursorFields(hasNextPage, endCursor) };
+  };
   const itemJson = writtenItems && reportItemJsonSql(writtenItems, organizationId);
   if (itemJson) {
     const keys = signsNext ? terms.map((t) => t.field) : [];
@@ -116,11 +127,7 @@ export async function listReports(
     const rows = await prisma.$queryRaw<{ item_json: string | null }[]>(keep(reportPageJsonSql(written, itemJson, keys)));
     // An item PostgreSQL could not write as the typed path does (a timestamp outside years 0100-9999): the page is read again, typed.
     if (rows.every((row) => row.item_json !== null)) {
-      const hasNextPage = rows.length > limit;
-      const pageRows = hasNextPage ? rows.slice(0, limit) : rows;
-      const texts = pageRows.map((row) => row.item_json!);
-      if (!signsNext) return { items: [], limit, offset, total, written: texts };
-      return { items: [], limit, offset, total, ...cursorFields(hasNextPage, endCursorOf(pageRows[pageRows.length - 1])), written: texts };
+      return pageOf(rows, (pageRows) => ({ items: [], written: pageRows.map((row) => row.item_json!) }));
     }
   }
   const planned = relations && (relations.dealership || relations.profile) ? relations : undefined;
@@ -131,20 +138,11 @@ export async function listReports(
         : reportPageSql(query),
     ),
   );
-  const hasNextPage = rows.length > limit;
-  const pageRows = hasNextPage ? rows.slice(0, limit) : rows;
-  // From every row: an object comes on one row of those that name it, perhaps the extra one.
-  const related = planned ? takeRelations(rows, planned) : undefined;
-  const items = pageRows.map(toCompactReport);
-  if (!signsNext) return { items, limit, offset, total, ...(related ? { related } : {}) };
-  return {
-    items,
-    limit,
-    offset,
-    total,
-    ...cursorFields(hasNextPage, endCursorOf(pageRows[pageRows.length - 1])),
-    ...(related ? { related } : {}),
-  };
+  return pageOf(rows, (pageRows) => ({
+    items: pageRows.map(toCompactReport),
+    // From every row: an object comes on one row of those that name it, perhaps the extra one.
+    ...(planned ? { related: takeRelations(rows, planned) } : {}),
+  }));
 }
 
 /** The dealerships and profiles a page's statement read beside its rows, each once (for the loaders). */

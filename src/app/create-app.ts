@@ -117,6 +117,7 @@ export async function createApp(context: AppContext): Promise<Express> {
       // A debugging aid that production never honours: traces carry file paths.
       exposeStackTraces: config.graphqlStackTraces && config.nodeEnv !== 'production',
       compileMsPerMinute: config.compileMsPerMinute,
+      keptAnswersFirst: config.graphqlKeptAnswersFirst,
       registry: metrics.registry,
     }),
   );

@@ -541,11 +541,19 @@ export type WritingItems = (
   operation: OperationDefinitionNode,
 ) => ((result: ExecutionResult) => ExecutionResult) | undefined;
 
+/** The request as its client sent it: the query text, its operation name, and the document Apollo parsed from it. */
+export interface SentRequest {
+  source: string | undefined;
+  operationName: string | undefined;
+  document: DocumentNode;
+}
+
 /** An operation's kept answer (`result`), or a `keep` for the result once executed; undefined: neither applies. */
 export type StoredAnswering = (
   context: RequestContext,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
+  sent: SentRequest,
 ) => Promise<{ result: ExecutionResult } | { keep: (result: ExecutionResult) => void } | undefined>;
 
 /**
@@ -638,7 +646,11 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
     if (coerced.errors) return { errors: coerced.errors };
     const nullErrors = explicitNullErrors(schema, request.document, operation, coerced.coerced);
     if (nullErrors.length > 0) return { errors: nullErrors };
-    const stored = await options.storedAnswers?.(request.context as RequestContext, operation, coerced.coerced);
+    const stored = await options.storedAnswers?.(request.context as RequestContext, operation, coerced.coerced, {
+      source: request.source,
+      operationName: request.request.operationName,
+      document: request.document,
+    });
     if (stored && 'result' in stored) return stored.result;
     const withItems = options.writtenItems?.(request.context as RequestContext, operation);
     const result = await executeOperation(request, operation, variables);

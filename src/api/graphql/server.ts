@@ -12,7 +12,8 @@
  *     (malformed-requests.ts); a keyless document too wide once its fragments expand is refused
  *     and keyless requests share one set of slots: `admitKeyless`;
  *  3. one of the organization's slots (requests in progress at once): `withOrganizationSlot`
- *     (organization-admission.ts);
+ *     (organization-admission.ts); then a `report` query Apollo has run before, whose report's
+ *     answer is kept, is answered at once, charged as step 7 charges it (kept-answers-first.ts);
  *  4. the request context (createRequestContext: loaders, statement limiter, answer budget);
  *  5. Apollo parses (MAX_DOCUMENT_TOKENS) and validates, with the expanded selection bounded
  *     (`selectionShapeRule`); a large document takes a turn on the event loop before each, and a
@@ -34,7 +35,7 @@
  */
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import express, { type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Registry } from 'prom-client';
 import type { RequestContext } from '../../features/context';
@@ -49,6 +50,7 @@ import { formatError, requestError } from './format-error';
 import { graphqlBodyErrors } from './malformed-requests';
 import { withOrganizationSlot } from './organization-admission';
 import { apolloExpressHandler } from './apollo-express';
+import { KeptAnswersFirst } from './kept-answers-first';
 import { answerTooLargePlugin } from './plugins/answer-too-large';
 import { databaseFailureStatusPlugin } from './plugins/database-failure-status';
 import { legacyJsonStatusPlugin } from './plugins/legacy-json-status';
@@ -71,9 +73,12 @@ export interface GraphqlOptions {
   registry?: Registry;
   /** Milliseconds of compilation per minute, one organization's and all together (default: COMPILATION's). */
   compileMsPerMinute?: { organization: number; total: number };
+  /** A `report` query's kept answer served before Apollo runs (kept-answers-first.ts; default on). */
+  keptAnswersFirst?: boolean;
 }
 
 export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices, options: GraphqlOptions): Promise<Router> {
+  const answersFirst = options.keptAnswersFirst === false ? undefined : new KeptAnswersFirst(schema, services, options.registry);
   const server = new ApolloServer<RequestContext>({
     // The one schema, executed by graphql-jit for the documents seen again and again (compiled-execution.ts).
     // Compilations are charged to the organization's budget like the statements of a request.
@@ -84,7 +89,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
         totalCompileMsPerMinute: options.compileMsPerMinute.total,
       },
       chargeCompilation: (organizationId, points) => services.rateLimits.requests.consume(organizationId, Math.max(1, Math.ceil(points))),
-      storedAnswers: storedReportAnswers(schema),
+      storedAnswers: storedReportAnswers(schema, answersFirst),
       writtenItems: writtenReportItems(services.maxAnswerValues ?? DEFAULT_MAX_ANSWER_VALUES),
     }),
     // Writes a kept answer as it is where it stands for a field's value (stored-report-answers.ts).
@@ -102,7 +107,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
       // every field resolver for nothing (measured: about 2 ms of CPU per page of 100 reports).
       ApolloServerPluginCacheControlDisabled(),
       unsupportedOperationPlugin(),
-      operationLimitsPlugin(schema, services),
+      operationLimitsPlugin(schema, services, answersFirst && ((context) => answersFirst.chargedBefore(context))),
       answerTooLargePlugin(),
       databaseFailureStatusPlugin(),
       logErrorsPlugin(),
@@ -112,6 +117,21 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     validationRules: [selectionShapeRule],
   });
   await server.start();
+  // One context per request, made by whichever comes first: kept-answers-first.ts or Apollo.
+  const contextOf = (req: Request, res: Response): RequestContext => {
+    const locals = res.locals as { graphqlContext?: RequestContext };
+    if (locals.graphqlContext) return locals.graphqlContext;
+    const idempotencyKey = checkIdempotencyKey(req.headers[IDEMPOTENCY_KEY_HEADER]);
+    if (!idempotencyKey.ok) throw requestError(invalidInput([idempotencyKey.item]));
+    return (locals.graphqlContext = createRequestContext(services, {
+      principal: res.locals.principal ?? null,
+      requestId: res.getHeader('x-request-id') as string | undefined,
+      log: () => requestLogger(req),
+      idempotencyKey: idempotencyKey.value,
+      clientAddress: req.ip ?? '',
+    }));
+  };
+  const apollo = apolloExpressHandler(server, async ({ req, res }) => contextOf(req, res));
   const router = express.Router();
   router.use(
     '/graphql',
@@ -119,20 +139,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     graphqlBodyReader(),
     graphqlBodyErrors,
     admitKeyless(services),
-    withOrganizationSlot(
-      services,
-      apolloExpressHandler(server, async ({ req, res }) => {
-        const idempotencyKey = checkIdempotencyKey(req.headers[IDEMPOTENCY_KEY_HEADER]);
-        if (!idempotencyKey.ok) throw requestError(invalidInput([idempotencyKey.item]));
-        return createRequestContext(services, {
-          principal: res.locals.principal ?? null,
-          requestId: res.getHeader('x-request-id') as string | undefined,
-          log: () => requestLogger(req),
-          idempotencyKey: idempotencyKey.value,
-          clientAddress: req.ip ?? '',
-        });
-      }),
-    ),
+    withOrganizationSlot(services, answersFirst ? answersFirst.handler(apollo, contextOf) : apollo),
   );
   return router;
 }

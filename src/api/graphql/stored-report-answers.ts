@@ -7,13 +7,20 @@
  * report whose answer is not kept for its current version, is executed as always; a result
  * executed for such a selection without errors is kept for the next request (one JSON.stringify
  * of the field, on that request only).
+ *
+ * Such a document is also handed to `answersFirst` (kept-answers-first.ts), which answers it
+ * before Apollo when it is sent again; a request it handed on after looking the report up is
+ * answered from that lookup here, not from a second one.
  */
 import { getArgumentValues, print, type FieldNode, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import { requireOrganization } from '../../features/context';
 import { reportAnswers, reportRouteSelection, StoredJson } from '../stored-answers';
 import type { StoredAnswering } from './compiled-execution';
+import type { KeptAnswersFirst } from './kept-answers-first';
+import { cachedOperationCost } from './operation-cost';
+import { operationPoints } from './plugins/operation-limits';
 
-export function storedReportAnswers(schema: GraphQLSchema): StoredAnswering {
+export function storedReportAnswers(schema: GraphQLSchema, answersFirst?: KeptAnswersFirst): StoredAnswering {
   const answers = reportAnswers(schema);
   const restSelection = reportRouteSelection(schema);
   const restSelectionText = print(restSelection);
@@ -29,9 +36,12 @@ export function storedReportAnswers(schema: GraphQLSchema): StoredAnswering {
     return same;
   };
 
-  return async (context, operation, variables) => {
+  return async (context, operation, variables, sent) => {
     const field = onlyReportField(operation);
     if (!field?.selectionSet || !context.principal || !selectsTheRestAnswer(field.selectionSet)) return undefined;
+    const cost = cachedOperationCost(schema, sent.document, operation, variables);
+    if (answersFirst && cost)
+      answersFirst.recognize(context.principal.organizationId, sent.source, sent.operationName, operation, field, operationPoints(cost));
     let args: Record<string, unknown>;
     try {
       args = getArgumentValues(reportField, field, variables);
@@ -40,7 +50,8 @@ export function storedReportAnswers(schema: GraphQLSchema): StoredAnswering {
     }
     // Failing (the database away), or not found (perhaps not yet on a replica): the resolver asks
     // again, and its error is answered as every resolver's is.
-    const lookup = await answers.lookup(context, requireOrganization(context), args).catch(() => null);
+    const before = answersFirst?.lookedUpBefore(context);
+    const lookup = before ? before.lookup : await answers.lookup(context, requireOrganization(context), args).catch(() => null);
     if (!lookup) return undefined;
     const key = field.alias?.value ?? field.name.value;
     if ('body' in lookup) return { result: { data: { [key]: new StoredJson(lookup.body) } } };

@@ -63,6 +63,7 @@ const MAX_ACCEPT_VALUES = 64;
 const MAX_ACCEPT_CHARACTERS = 512;
 
 interface Recognized {
+  text: string;
   /** the operationName the client sent (undefined: none, or null) */
   operationName: string | undefined;
   variableDefinitions: readonly VariableDefinitionNode[];
@@ -82,6 +83,13 @@ interface HandedOver {
 }
 
 /**
+ * The entry for this text and operation name. Compared, not hashed: a Map keyed by the text
+ * hashed the ~6 kB a request brings on every lookup, where lengths differ or one comparison settles it.
+ */
+const find = (entries: readonly Recognized[], text: string, operationName: string | undefined) =>
+  entries.find((entry) => entry.text.length === text.length && entry.operationName === operationName && entry.text === text);
+
+/**
  * Where a request's context carries what was done before Apollo ran: a property, not a WeakMap
  * entry, because Apollo hands its hooks and executor a shallow copy of the context it was given.
  */
@@ -93,7 +101,8 @@ const withoutLocations = <T>(node: T): T =>
   JSON.parse(JSON.stringify(node, (key, value: unknown) => (key === 'loc' ? undefined : value))) as T;
 
 export class KeptAnswersFirst {
-  private readonly byOrganization = new Map<string, Map<string, Recognized[]>>();
+  /** Each organization's texts, oldest first; the organizations, least recently taught first. */
+  private readonly byOrganization = new Map<string, Recognized[]>();
   private rememberedBytes = 0;
   private readonly contentTypes = new Map<string, string | false>();
   private readonly answers;
@@ -137,9 +146,10 @@ export class KeptAnswersFirst {
     points: number,
   ): void {
     if (text === undefined || text.length > MAX_TEXT_CHARACTERS) return;
-    let texts = this.byOrganization.get(organizationId);
-    if (texts?.get(text)?.some((entry) => entry.operationName === operationName)) return;
+    let entries = this.byOrganization.get(organizationId);
+    if (entries && find(entries, text, operationName)) return;
     const entry: Recognized = {
+      text,
       operationName,
       variableDefinitions: withoutLocations(operation.variableDefinitions ?? []),
       field: withoutLocations({ ...field, selectionSet: undefined, directives: undefined }),
@@ -147,31 +157,22 @@ export class KeptAnswersFirst {
       points,
       bytes: text.length * 2 + BYTES_PER_ENTRY,
     };
-    if (texts) this.byOrganization.delete(organizationId);
-    texts ??= new Map();
-    this.byOrganization.set(organizationId, texts);
-    const same = texts.get(text);
-    if (same) same.push(entry);
-    else texts.set(text, [entry]);
+    // The organization becomes the last one forgotten.
+    if (entries) this.byOrganization.delete(organizationId);
+    entries ??= [];
+    this.byOrganization.set(organizationId, entries);
+    entries.push(entry);
     this.rememberedBytes += entry.bytes;
-    while (this.entriesOf(texts) > MAX_TEXTS_PER_ORGANIZATION) this.forgetOldest(organizationId, texts);
+    if (entries.length > MAX_TEXTS_PER_ORGANIZATION) this.forgetOldest(organizationId, entries);
     while (this.rememberedBytes > TOTAL_BYTES) {
       const [oldestOrganization, oldest] = this.byOrganization.entries().next().value!;
       this.forgetOldest(oldestOrganization, oldest);
     }
   }
 
-  private entriesOf(texts: Map<string, Recognized[]>): number {
-    let count = 0;
-    for (const entries of texts.values()) count += entries.length;
-    return count;
-  }
-
-  private forgetOldest(organizationId: string, texts: Map<string, Recognized[]>): void {
-    const [text, entries] = texts.entries().next().value!;
+  private forgetOldest(organizationId: string, entries: Recognized[]): void {
     this.rememberedBytes -= entries.shift()!.bytes;
-    if (entries.length === 0) texts.delete(text);
-    if (texts.size === 0) this.byOrganization.delete(organizationId);
+    if (entries.length === 0) this.byOrganization.delete(organizationId);
   }
 
   /** Estimated bytes of the remembered texts and nodes. */
@@ -182,7 +183,7 @@ export class KeptAnswersFirst {
   /** Texts remembered, all organizations (for tests and metrics). */
   get size(): number {
     let size = 0;
-    for (const texts of this.byOrganization.values()) size += this.entriesOf(texts);
+    for (const entries of this.byOrganization.values()) size += entries.length;
     return size;
   }
 
@@ -246,9 +247,8 @@ export class KeptAnswersFirst {
     if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return undefined;
     // The context function refuses a malformed key: Apollo answers that.
     if (req.headers[IDEMPOTENCY_KEY_HEADER] !== undefined) return undefined;
-    const entries = this.byOrganization.get(organizationId)?.get(body.query);
-    const name = typeof operationName === 'string' ? operationName : undefined;
-    return entries?.find((entry) => entry.operationName === name);
+    const entries = this.byOrganization.get(organizationId);
+    return entries && find(entries, body.query, typeof operationName === 'string' ? operationName : undefined);
   }
 
   /** The content type Apollo answers a single result with for this Accept header (false: a 406). */

@@ -109,18 +109,19 @@ export async function createApp(context: AppContext): Promise<Express> {
   // below serve other paths, and each one a request walks through costs it a few microseconds.
   const rest = restRouter(schema, services('rest'));
   app.use((req, res, next) => (restMatchOf(res) ? rest(req, res, next) : next()));
+  const graphql = await graphqlRouter(schema, services('graphql'), {
+    // A debugging aid that production never honours: traces carry file paths.
+    exposeStackTraces: config.graphqlStackTraces && config.nodeEnv !== 'production',
+    compileMsPerMinute: config.compileMsPerMinute,
+    keptAnswersFirst: config.graphqlKeptAnswersFirst,
+    registry: metrics.registry,
+  });
+  // Likewise a POST to /graphql, every operation sent over HTTP: the two routers below serve GETs only.
+  app.use((req, res, next) => (req.method === 'POST' && req.path === '/graphql' ? graphql(req, res, next) : next()));
   app.use(healthRoutes(db, context.isShuttingDown));
   // Before Apollo on the same path: it answers browsers asking for HTML and passes the rest on.
   app.use(graphiqlRouter({ endpoint: '/graphql', exampleQuery: GRAPHIQL_EXAMPLE_QUERY }));
-  app.use(
-    await graphqlRouter(schema, services('graphql'), {
-      // A debugging aid that production never honours: traces carry file paths.
-      exposeStackTraces: config.graphqlStackTraces && config.nodeEnv !== 'production',
-      compileMsPerMinute: config.compileMsPerMinute,
-      keptAnswersFirst: config.graphqlKeptAnswersFirst,
-      registry: metrics.registry,
-    }),
-  );
+  app.use(graphql);
   // WebSockets on /graphql (subscriptions): served by whichever HTTP server createHttpServer makes for this app.
   app.locals[UPGRADE_HANDLER] = createSubscriptionServer(schema, services('graphql'), {
     path: '/graphql',

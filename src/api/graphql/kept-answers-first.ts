@@ -1,8 +1,8 @@
 /**
  * A `report` query whose answer is kept (api/stored-answers.ts) answered before Apollo runs
  * (issue 27). Apollo answered such a request by the kept body already
- * (stored-report-answers.ts), but only after its own pipeline: a SHA-256 of the ~6 kB document on
- * every request, eight plugins' hooks, a content negotiation for incremental delivery, the
+ * (stored-report-answers.ts), but only after its own pipeline: a SHA-256 of the document (3-6 kB)
+ * on every request, eight plugins' hooks, a content negotiation for incremental delivery, the
  * executor's variable coercion; measured, that made one report over GraphQL cost the server ~1.5×
  * what REST's fetch-one did for the same body (bench/HISTORY.md, 2026-11-29).
  *
@@ -17,8 +17,9 @@
  * persisted query), an Idempotency-Key header, variables graphql-js would refuse, a refused
  * charge, a report without a kept body. What was done here is handed over so Apollo does not do
  * it twice: the charge (operation-limits.ts uses it instead of charging again) and the report's
- * lookup (stored-report-answers.ts uses it instead of reading again). test/graphql/kept-answers-first.test.ts
- * compares both paths' answers, headers included, on the same database.
+ * lookup (stored-report-answers.ts uses it instead of reading again).
+ * test/graphql/kept-answers-first.test.ts compares both paths' answers, headers included, on the
+ * same database.
  *
  * The remembered documents are bounded: at most MAX_TEXTS_PER_ORGANIZATION per organization (its
  * own oldest go first) and TOTAL_BYTES in all (the organization remembered longest ago goes

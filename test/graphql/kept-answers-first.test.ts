@@ -154,7 +154,7 @@ describe.each(DATABASE_KINDS)('GraphQL report answers served before Apollo on %s
   });
 
   it('generated requests: documents, operation names, variables, Accept headers and body shapes, 160 of them', async () => {
-    const random = new SeededRandom(Number(process.env.FUZZ_SEED ?? 27));
+    const random = new SeededRandom(Number(process.env.FUZZ_SEED) || 27);
     const all = tokens().slice(1, 6);
     for (const token of all) await keep(token);
     const foreignToken = server.dataset.reports.find((r) => r.organization_id !== organizationId)!.token;
@@ -212,8 +212,8 @@ describe.each(DATABASE_KINDS)('GraphQL report answers served before Apollo on %s
       // Twice: the second is the shortcut's to answer when it may.
       for (let round = 0; round < 2; round++) await both({ body: shape(body), headers });
     }
-    // Many requests could not be answered first; a good share could.
-    expect((await answeredFirst()) - before).toBeGreaterThan(16);
+    // Many requests could not be answered first; a share could (~14 % of them: ~22 expected, 8 is 3 deviations under).
+    expect((await answeredFirst()) - before).toBeGreaterThan(8);
   });
 
   it('a report without a kept body: Apollo answers it from the shortcut’s one lookup, then keeps it for both', async () => {

@@ -220,7 +220,13 @@ export class KeptAnswersFirst {
         return apollo(req, res, next);
       }
       const context: CarryingContext = contextOf(req, res);
-      const charge = await chargeRequest(this.services, principal, recognized.points);
+      let charge: RateLimitDecision;
+      try {
+        charge = await chargeRequest(this.services, principal, recognized.points);
+      } catch {
+        // The budget could not be read: Apollo charges again, and answers its failure as it always did.
+        return apollo(req, res, next);
+      }
       const handed: HandedOver = { charge };
       context[HANDED_OVER] = handed;
       if (!charge.allowed) return apollo(req, res, next);

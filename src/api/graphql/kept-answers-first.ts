@@ -196,7 +196,7 @@ export class KeptAnswersFirst {
   /** Whether the report was looked up before Apollo ran, and what was found (stored-report-answers.ts). */
   lookedUpBefore(context: RequestContext): { lookup: StoredAnswerLookup } | undefined {
     const handed = (context as CarryingContext)[HANDED_OVER];
-    return handed && 'lookup' in handed ? { lookup: handed.lookup! } : undefined;
+    return handed && handed.lookup !== undefined ? { lookup: handed.lookup } : undefined;
   }
 
   /**

@@ -39,9 +39,11 @@ export function storedReportAnswers(schema: GraphQLSchema, answersFirst?: KeptAn
   return async (context, operation, variables, sent) => {
     const field = onlyReportField(operation);
     if (!field?.selectionSet || !context.principal || !selectsTheRestAnswer(field.selectionSet)) return undefined;
-    const cost = cachedOperationCost(schema, sent.document, operation, variables);
-    if (answersFirst && cost)
-      answersFirst.recognize(context.principal.organizationId, sent.source, sent.operationName, operation, field, operationPoints(cost));
+    if (answersFirst) {
+      const cost = cachedOperationCost(schema, sent.document, operation, variables);
+      if (cost)
+        answersFirst.recognize(context.principal.organizationId, sent.source, sent.operationName, operation, field, operationPoints(cost));
+    }
     let args: Record<string, unknown>;
     try {
       args = getArgumentValues(reportField, field, variables);

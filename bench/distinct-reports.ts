@@ -5,8 +5,9 @@
  * the same database), each given its own random reports of the largest organization, read once,
  * then the same ones again twice. Prints each pass's server CPU (the listening process, /proc) and
  * PostgreSQL CPU (the backends serving that process, as in `--peers`: what writes cost later in
- * PostgreSQL's background processes, WAL writer, checkpointer, autovacuum, is not counted) per request. Written for the kept report answers (issue 27,
- * api/stored-answers.ts): what reading a report once, twice and more costs.
+ * PostgreSQL's background processes, WAL writer, checkpointer, autovacuum, is not counted) per
+ * request: what reading a report once, twice and more costs (`--peers` has the first reads against
+ * PostGraphile).
  *
  *   npx tsx bench/distinct-reports.ts --database-url <url> --a <port>:<api key> --b <port>:<api key> [--reports 3000] [--rounds 2]
  */

@@ -11,6 +11,9 @@ import autocannon from 'autocannon';
 import { cpuMs, percentile } from './support';
 import type { Scenario } from './scenarios';
 
+/** What stands for the report of a request in a scenario that reads `eachReport` (bench/scenarios.ts). */
+export const TOKEN = '00000000-0000-4000-8000-00000000face';
+
 export interface ChildServer {
   name: string;
   url: string;
@@ -104,10 +107,11 @@ export async function checkOnce(server: ChildServer, scenario: Scenario): Promis
   for (let attempt = 0; attempt < 4; attempt += 1) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 5_000));
     try {
-      const response = await fetch(`${server.url}${scenario.path}`, {
+      const first = (text: string) => (scenario.eachReport ? text.replace(TOKEN, scenario.eachReport[0]!) : text);
+      const response = await fetch(`${server.url}${first(scenario.path)}`, {
         method: scenario.method,
         headers: scenario.headers,
-        body: scenario.body,
+        body: scenario.body === undefined ? undefined : first(scenario.body),
         signal: AbortSignal.timeout(90_000),
       });
       const text = await response.text();
@@ -129,6 +133,23 @@ export async function measure(
 ): Promise<Measurement> {
   await checkOnce(server, scenario);
   const latencies: number[] = [];
+  // A different report every request (scenario.eachReport): each request takes the next one.
+  const reports = scenario.eachReport;
+  let next = reports ? Math.floor(Math.random() * reports.length) : 0;
+  const eachReport = reports && {
+    requests: [
+      {
+        setupRequest: (request: autocannon.Request): autocannon.Request => {
+          const token = reports[next++ % reports.length]!;
+          return {
+            ...request,
+            path: request.path?.replace(TOKEN, token),
+            ...(typeof request.body === 'string' && { body: request.body.replace(TOKEN, token) }),
+          };
+        },
+      },
+    ],
+  };
   let errors = 0;
   let peak = rssMb(server.process.pid!);
   const sampler = setInterval(() => {
@@ -146,6 +167,7 @@ export async function measure(
         body: scenario.body,
         connections: options.connections,
         duration: options.duration,
+        ...eachReport,
       },
       (error, r) => (error ? reject(error) : resolve(r)),
     );

@@ -14,7 +14,8 @@
  *                        then run on) on three scenarios, same data checked first, with the CPU
  *                        of the PostgreSQL backends (bench/peers/)
  *   --rounds N           with --peers: rounds of alternating systems, medians kept (default 3)
- *   --only REGEX         only the scenarios whose name matches (e.g. 'default page|vin|type=')
+ *   --only REGEX         only the scenarios whose name matches (e.g. 'default page|vin|type='; with
+ *                        --peers, the peers' scenarios, e.g. 'typed selection|different report')
  *   --open-loop R1,R2    instead of autocannon's closed loop: the app alone, each scenario sent at
  *                        these fixed arrival rates (req/s) for --duration seconds each, latency
  *                        from each request's scheduled send time (bench/open-loop.ts), e.g.
@@ -193,7 +194,12 @@ async function main(): Promise<void> {
     const common = { startedAt, options: { ...options, databaseUrl: undefined }, organizationReports: scenarios.organizationReports };
 
     if (options.peers) {
-      const context = { organizationId: scenarios.organizationId, reportToken: scenarios.sampleToken, apiKey };
+      const context = {
+        organizationId: scenarios.organizationId,
+        reportToken: scenarios.sampleToken,
+        reportTokens: scenarios.reportTokens,
+        apiKey,
+      };
       const peerOptions = { ...options, databaseUrl: url };
       const results = await runPeers(context, { app, baseline }, peerOptions, log, (server) => children.push(server));
       console.log(`\n${header}, ${options.rounds} rounds (medians)\n`);

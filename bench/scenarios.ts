@@ -16,7 +16,14 @@ export interface Scenario {
   expectStatus: number;
   /** the same work on the baseline server; absent when there is none */
   baseline?: Scenario;
+  /**
+   * A different report every request: `TOKEN` in the path and body stands for the next of these
+   * (in turn, from a random start), as a sync client reads each report once after it changed.
+   */
+  eachReport?: readonly string[];
 }
+
+export { TOKEN } from './measure';
 
 /** The GraphQL page, the same selection as PostGraphile's in `--peers` (bench/peers/scenarios.ts). */
 export const GRAPHQL_PAGE = `{ reports(limit: 100) { total items { token created_at dealership { name } profile { name email } } } }`;
@@ -26,6 +33,20 @@ export async function graphqlFullReportQuery(): Promise<string> {
   const reportType = (await buildAppSchema()).getType('Report');
   if (!isObjectType(reportType)) throw new Error('the schema has no Report type');
   return `query ($id: UUID!) { report(report_id: $id) { ${restSelectionOf(reportType)} } }`;
+}
+
+/**
+ * One report over GraphQL with a typed selection other than REST's: the parts of the document a
+ * front end shows (the vehicle's specifications, tires and history, the metadata), typed.
+ */
+export async function graphqlTypedSelectionQuery(): Promise<string> {
+  const schema = await buildAppSchema();
+  const whole = (name: string) => {
+    const type = schema.getType(name);
+    if (!isObjectType(type)) throw new Error(`the schema has no ${name} type`);
+    return restSelectionOf(type);
+  };
+  return `query ($id: UUID!) { report(report_id: $id) { token updated_at data { vehicle { vin specifications { ${whole('VehicleSpecifications')} } tires { ${whole('VehicleTires')} } history { ${whole('VehicleHistory')} } } metadata { ${whole('ReportMetadata')} } } } }`;
 }
 
 export interface Prepared {
@@ -153,5 +174,11 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
       },
     ];
   };
-  return { organizationId, organizationReports, loadedReports, sampleToken: sample!.token, list, prepare };
+  // The reports a first-read scenario goes through, one per request: inspected ones, in no order.
+  const reportTokens = (
+    await prisma.$queryRaw<{ token: string }[]>`
+      SELECT token::text FROM reports WHERE organization_id = ${organizationId}::uuid AND valid AND vin IS NOT NULL
+      ORDER BY md5(token::text) LIMIT 50000`
+  ).map((row) => row.token);
+  return { organizationId, organizationReports, loadedReports, sampleToken: sample!.token, reportTokens, list, prepare };
 }

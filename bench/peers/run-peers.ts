@@ -15,6 +15,8 @@ import { buildPeerScenarios, type Answer, type PeerContext, type PeerScenario, t
 export interface PeerOptions extends MeasureOptions {
   rounds: number;
   databaseUrl: string;
+  /** only the scenarios whose name matches (`--only`) */
+  only?: RegExp;
 }
 
 export interface PeerRow {
@@ -127,7 +129,7 @@ export async function runPeers(
     Object.entries(servers).map(([system, server]) => [system, backendCpuWindow(options.databaseUrl, server.process.pid!)]),
   ) as Record<System, ReturnType<typeof backendCpuWindow>>;
   try {
-    const scenarios = await buildPeerScenarios(context);
+    const scenarios = (await buildPeerScenarios(context)).filter((scenario) => !options.only || options.only.test(scenario.name));
     for (const scenario of scenarios) {
       await checkSameData(scenario, servers);
       log(`same data: ${scenario.name}`);

@@ -3,7 +3,7 @@
  * Every variant turns its body into one normalized shape (tokens in order, total, selected values
  * under our snake_case names), so the run can refuse to compare systems that answer differently.
  */
-import { GRAPHQL_PAGE, graphqlFullReportQuery, type Scenario } from '../scenarios';
+import { GRAPHQL_PAGE, graphqlFullReportQuery, graphqlTypedSelectionQuery, TOKEN, type Scenario } from '../scenarios';
 
 export type System = 'app' | 'baseline' | 'postgraphile';
 
@@ -71,11 +71,16 @@ export interface PeerContext {
   organizationId: string;
   /** the report of scenario (b) */
   reportToken: string;
+  /** the reports (d) and (f) read, a different one every request */
+  reportTokens: readonly string[];
   apiKey: string;
 }
 
+/** The request reading a different report each time (bench/measure.ts), the first of them for the same-data check. */
+const eachReport = (request: Scenario, tokens: readonly string[]): Scenario => ({ ...request, eachReport: tokens });
+
 export async function buildPeerScenarios(context: PeerContext): Promise<PeerScenario[]> {
-  const { organizationId, reportToken, apiKey } = context;
+  const { organizationId, reportToken, reportTokens, apiKey } = context;
   const key = { 'x-api-key': apiKey };
   // Our order is created_at desc then token asc (src/shared/order-by.ts); PostGraphile's tie-break
   // must be the same for the tokens to come in the same order.
@@ -181,5 +186,62 @@ export async function buildPeerScenarios(context: PeerContext): Promise<PeerScen
       },
     ],
   };
-  return [graphqlPage, fetchOne, defaultPage];
+  // (d) a different report every request, its whole document: what a sync client reads after each change
+  const firstReads: PeerScenario = {
+    name: 'a different report every request, its whole data document',
+    variants: fetchOne.variants.map((variant) => ({
+      ...variant,
+      request: eachReport(
+        {
+          ...variant.request,
+          path: variant.request.path.replace(reportToken, TOKEN),
+          ...(variant.request.body && { body: variant.request.body.replace(reportToken, TOKEN) }),
+        },
+        reportTokens,
+      ),
+    })),
+  };
+
+  // (e) one report, a typed selection other than REST's (PostGraphile: its whole `data`, the
+  // selected parts compared); (f) the same, a different report every request
+  const typedQuery = await graphqlTypedSelectionQuery();
+  const pglData = `query ($token: UUID!) { report(token: $token) { token updatedAt data } }`;
+  const typedParts = (r: Json): Answer => {
+    const data = obj(r.data);
+    const vehicle = obj(data.vehicle);
+    const pick = (value: unknown, keys: string[]) => keys.map((k) => obj(value)[k] ?? null);
+    return {
+      tokens: [String(r.token)],
+      values: [
+        {
+          updated_at: instant(r.updated_at ?? r.updatedAt),
+          vin: vehicle.vin ?? null,
+          specifications: pick(vehicle.specifications, ['brand', 'model', 'age', 'power']),
+          tires: pick(vehicle.tires, ['FLBrand', 'FLDepth']),
+          history: pick(vehicle.history, ['numberOfOwners', 'found']),
+          metadata: pick(data.metadata, ['name', 'version']),
+        },
+      ],
+    };
+  };
+  const typedVariants = (token: string): PeerVariant[] => [
+    {
+      system: 'app',
+      via: 'GraphQL',
+      request: graphqlRequest('app', typedQuery, key, { id: token }),
+      answer: (body) => typedParts(obj(graphqlData(body).report)),
+    },
+    {
+      system: 'postgraphile',
+      via: 'GraphQL (whole data)',
+      request: graphqlRequest('postgraphile', pglData, {}, { token }),
+      answer: (body) => typedParts(obj(graphqlData(body).report)),
+    },
+  ];
+  const typedOne: PeerScenario = { name: 'one report, a typed selection of its document', variants: typedVariants(reportToken) };
+  const typedFirstReads: PeerScenario = {
+    name: 'a different report every request, a typed selection of its document',
+    variants: typedVariants(TOKEN).map((variant) => ({ ...variant, request: eachReport(variant.request, reportTokens) })),
+  };
+  return [graphqlPage, fetchOne, defaultPage, firstReads, typedOne, typedFirstReads];
 }

@@ -245,6 +245,7 @@ export function createRequestContext(
   return {
     db: { ...services.db, prisma },
     reads,
+    primaryOnMiss,
     principal: request.principal,
     loaders: createLoaders(reads, request.principal?.organizationId ?? null, primaryOnMiss),
     rateLimits: services.rateLimits,

@@ -53,8 +53,6 @@ export interface AppConfig {
   trustProxy: boolean | number | string;
   /** Stack traces in GraphQL error responses (debugging only). */
   graphqlStackTraces: boolean;
-  /** A `report` query's kept answer served before Apollo runs (GRAPHQL_KEPT_ANSWERS_FIRST, default true). */
-  graphqlKeptAnswersFirst: boolean;
   appBaseUrl: string;
   /**
    * Key of the lists' cursor signatures (CURSOR_SECRET): the same on every instance behind one
@@ -270,7 +268,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     corsOrigins: corsOrigins(env),
     trustProxy: trustProxy(env),
     graphqlStackTraces: flag(env, 'GRAPHQL_STACK_TRACES', false),
-    graphqlKeptAnswersFirst: flag(env, 'GRAPHQL_KEPT_ANSWERS_FIRST', true),
     appBaseUrl: (env.APP_BASE_URL || 'https://app.vehicle-report.example').replace(/\/+$/, ''),
     cursorSecret: env.CURSOR_SECRET || DEFAULT_CURSOR_SECRET,
     // Demo data only where it cannot reach real clients.

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import express, { type Express } from 'express';
 import { graphiqlRouter } from '../api/graphql/graphiql';
 import { GRAPHIQL_EXAMPLE_QUERY } from '../api/graphql/example-query';
+import { AnswerPlans } from '../api/answer-plan/answer-plans';
 import { buildAppSchema } from '../api/graphql/schema';
 import { graphqlRouter } from '../api/graphql/server';
 import { createSubscriptionServer } from '../api/graphql/subscriptions/subscription-server';
@@ -22,6 +23,7 @@ import { requestRoute, restMatchOf } from '../api/request-route';
 import { ApiKeyAuthenticator } from '../features/auth/api-key-cache';
 import { registerOutboxBacklog } from '../features/notifications/outbox-backlog';
 import type { Database } from '../platform/db/database';
+import { readColumnCatalog } from '../platform/db/column-catalog';
 import { accessLog } from '../platform/http/access-log';
 import { healthRoutes } from '../platform/http/health';
 import { UPGRADE_HANDLER } from '../platform/http/http-server';
@@ -105,15 +107,17 @@ export async function createApp(context: AppContext): Promise<Express> {
   if (cors) app.use(cors);
   app.use(queryStringLimit(answerRefusal), requestDeadline(config.requestTimeoutMs, answerRefusal));
   const schema = await buildAppSchema();
+  // One plan per document for both interfaces: the report answers PostgreSQL writes (api/answer-plan).
+  const plans = new AnswerPlans(schema, await readColumnCatalog(db.prisma), metrics.registry);
   // What the route table matched (every /public path) goes straight to the REST layer: the routers
   // below serve other paths, and each one a request walks through costs it a few microseconds.
-  const rest = restRouter(schema, services('rest'));
+  const rest = restRouter(schema, services('rest'), plans);
   app.use((req, res, next) => (restMatchOf(res) ? rest(req, res, next) : next()));
   const graphql = await graphqlRouter(schema, services('graphql'), {
     // A debugging aid that production never honours: traces carry file paths.
     exposeStackTraces: config.graphqlStackTraces && config.nodeEnv !== 'production',
     compileMsPerMinute: config.compileMsPerMinute,
-    keptAnswersFirst: config.graphqlKeptAnswersFirst,
+    plans,
     registry: metrics.registry,
   });
   // Likewise a POST to /graphql, every operation sent over HTTP: the two routers below serve GETs only.

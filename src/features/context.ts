@@ -13,7 +13,6 @@ import type { ApiKeyPrincipal } from './auth/api-keys';
 import type { EventWakeups } from './events/event-wakeups';
 import type { StreamOptions } from './events/event-stream';
 import type { Loaders } from './loaders';
-import type { WrittenField } from './reports/report-item-json';
 
 export interface RequestContext {
   /** `db.prisma` is the primary: writes, and reads that must see them (idempotency, quota). */
@@ -24,6 +23,8 @@ export interface RequestContext {
    * primary again on a miss.
    */
   reads: PrismaClient;
+  /** Where a fetch by id that `reads` did not find asks again (the primary, when `reads` is a replica that may lag). */
+  primaryOnMiss?: PrismaClient;
   /** The key's organization and the key itself; null only for the keyless requests the API layer lets through (introspection). */
   principal: ApiKeyPrincipal | null;
   /** Per-request DataLoaders: batch and cache every relation within one request only. */
@@ -45,13 +46,6 @@ export interface RequestContext {
   idempotencyKey?: string;
   /** The values this request's answer may still hold (counted as it is built, on both interfaces). */
   answerBudget?: AnswerBudget;
-  /**
-   * Set for an operation whose one root field is `reports` (the REST list route, a GraphQL query:
-   * api/written-items.ts): its items' selection, which the resolver has PostgreSQL write as JSON
-   * text when it can (reports/report-item-json.ts). It then answers `items` empty and leaves their
-   * texts here, for the interface to put in its answer.
-   */
-  writtenItems?: { select: readonly WrittenField[]; texts?: string[] };
   /** Set on GraphQL subscriptions only (api/graphql/subscriptions): what wakes their feed readers. */
   feedFollowing?: { wakeups: EventWakeups; options: StreamOptions };
 }

@@ -28,17 +28,6 @@ function byKey<T, K>(keys: readonly K[], rows: T[], keyOf: (row: T) => K): (T | 
 
 export type ReportPageArgs = Partial<ReportFilterArgs> & ReportListRequest;
 
-/**
- * Dealerships and users this request already read in another statement (a page's relations, read
- * by the page's own statement): a relation's resolver takes them from here at once. Through the
- * loader, each of a page's 100 rows would get a promise and the answer would wait a microtask
- * apiece for objects already in memory (9-19 % of a GraphQL page's CPU, measured).
- */
-export interface KnownObjects {
-  dealership: Map<string, Dealership>;
-  user: Map<string, User>;
-}
-
 export interface Loaders {
   dealership: DataLoader<string, Dealership | null>;
   user: DataLoader<string, User | null>;
@@ -50,11 +39,6 @@ export interface Loaders {
   /** Pages of reports per dealership or per user, one loader per distinct argument set. */
   reportPages(column: ReportGroupColumn, args: ReportPageArgs): DataLoader<string, Page<ReportCompact>>;
   userPagesByDealership(page: PageRequest): DataLoader<string, Page<User>>;
-  /** What `remember` was given: answered without the loader (same objects as the loader's cache). */
-  known: KnownObjects;
-  /** Keeps objects read beside a page: in `known`, and primed into their loaders for anything that asks them the usual way. */
-  remember(kind: 'dealership', objects: readonly Dealership[]): void;
-  remember(kind: 'user', objects: readonly User[]): void;
 }
 
 /**
@@ -90,8 +74,7 @@ export function createLoaders(prisma: PrismaClient, organizationId: string | nul
     }
     return loader;
   }
-  const known: KnownObjects = { dealership: new Map(), user: new Map() };
-  const loaders: Loaders = {
+  return {
     dealership: scoped((client, org, ids) => findDealerships(client, org, ids).then((rows) => byKey(ids, rows, (r) => r.id))),
     user: scoped((client, org, ids) => findUsers(client, org, ids).then((rows) => byKey(ids, rows, (r) => r.id))),
     // Raw SQL for the relations every page may ask for: Prisma's findMany costs more CPU than the statement.
@@ -124,15 +107,5 @@ export function createLoaders(prisma: PrismaClient, organizationId: string | nul
         listUsersByDealership(prisma, requireOrganizationId(), ids, page),
       );
     },
-    known,
-    remember(kind: 'dealership' | 'user', objects: readonly (Dealership | User)[]) {
-      const loader = loaders[kind] as DataLoader<string, Dealership | User | null>;
-      const into = known[kind] as Map<string, Dealership | User>;
-      for (const object of objects) {
-        loader.prime(object.id, object);
-        if (!into.has(object.id)) into.set(object.id, object);
-      }
-    },
   };
-  return loaders;
 }

@@ -32,8 +32,8 @@ export type EntityRow = Entity;
 export type DealershipRow = Omit<Dealership, 'address'> & { address: PostalAddress };
 export type UserRow = Omit<User, 'address'> & { address: PostalAddress | null };
 
-/** Columns PostgreSQL derives from `data`; the client never writes them. */
-export type GeneratedReportColumn = DerivedReportColumn;
+/** Columns PostgreSQL derives from `data`, `state` and `real_costs`; the client never writes them. */
+export type GeneratedReportColumn = DerivedReportColumn | 'typed_data' | 'typed_state' | 'typed_real_costs' | 'typed_shape';
 
 export type ReportRow = Omit<Report, GeneratedReportColumn | 'data' | 'state' | 'real_costs'> & {
   data: ReportData;

@@ -14,6 +14,11 @@ export class AnswerBudget {
 
   constructor(readonly maximum: number) {}
 
+  /** Whether `values` more would still be within the maximum. */
+  fits(values: number): boolean {
+    return !this.exceeded && this.used + values <= this.maximum;
+  }
+
   /** Counts `values` more; the error once the answer holds more than the maximum. */
   charge(values: number): AppError | undefined {
     if (this.exceeded) return this.exceeded;

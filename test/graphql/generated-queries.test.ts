@@ -3,14 +3,60 @@
  * query (generated-queries.ts) is sent twice by one organization, so that the first runs on
  * graphql-js and the second compiled (api/graphql/compiled-execution.ts), and the two answers must
  * be equal byte for byte, status included; no answer may be a 5xx or carry INTERNAL_SERVER_ERROR.
+ * Root fields are executed independently (issue 45): the same document with its root fields in
+ * reverse order has the same data and the same errors (each at its path), whichever failed first.
  * Fixed seed in `npm test` (GENERATED_QUERIES documents per database); `npm run fuzz:graphql`
  * runs more with a random seed (FUZZ_SEED, printed).
  */
 import fc from 'fast-check';
+import { Kind, parse, print, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { buildFuzzContext, type FuzzContext } from '../fuzz/fuzz-context';
 import { DATABASE_KINDS } from '../support/databases';
 import { startTestServer, type TestServer } from '../support/server';
 import { generatedQuery } from './generated-queries';
+
+/** The document with its operation's root fields in reverse order; undefined when it has fewer than two or does not parse. */
+function reverseRootFields(query: string): string | undefined {
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch {
+    return undefined;
+  }
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (operations.length !== 1 || operations[0]!.selectionSet.selections.length < 2) return undefined;
+  const operation = operations[0]!;
+  const reversed = {
+    ...operation,
+    selectionSet: { ...operation.selectionSet, selections: [...operation.selectionSet.selections].reverse() },
+  };
+  return print({ ...document, definitions: document.definitions.map((d) => (d === operation ? reversed : d)) });
+}
+
+/** The same data (whatever the order of its keys) and the same errors, each at its path (whatever their order and locations). */
+function sameAnswer(a: string, b: string): boolean {
+  const read = (text: string) => {
+    let body: { data?: unknown; errors?: { message: string; path?: unknown; extensions?: { code?: unknown } }[] };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      return text;
+    }
+    const sorted = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(sorted)
+        : value !== null && typeof value === 'object'
+          ? Object.fromEntries(
+              Object.keys(value)
+                .sort()
+                .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+            )
+          : value;
+    const errors = (body.errors ?? []).map((e) => JSON.stringify([e.path ?? null, e.message, e.extensions?.code ?? null])).sort();
+    return JSON.stringify([sorted(body.data), errors]);
+  };
+  return read(a) === read(b);
+}
 
 const RUNS = Number(process.env.GENERATED_QUERIES ?? 1500);
 const SEED =
@@ -62,6 +108,12 @@ describe.each(DATABASE_KINDS)('generated queries: compiled execution answers as 
           first.body.includes('INTERNAL_SERVER_ERROR')
         )
           failures.push({ query, variables, first, second });
+        const reversed = reverseRootFields(query);
+        if (reversed) {
+          const other = await send(reversed, variables);
+          if (other.status !== first.status || !sameAnswer(first.body, other.body))
+            failures.push({ query, reversed, variables, first, other });
+        }
       }
     };
     await Promise.all(Array.from({ length: 8 }, worker));

@@ -1,13 +1,11 @@
 /**
- * A page of reports reads only the columns its items' selected fields need
- * (report-query.ts, compactColumnsFor). Every field of an item, selected alone, through a fragment,
- * or beside the page's cursor under every order, must answer what it answers when the whole item
- * is selected: a column left out would read as null (an error for a non-null field). A page whose
- * caller reads no cursor (neither `next_cursor` nor `pageInfo`) reads no row past it and signs none.
+ * A page's items as the answer plan writes them (api/answer-plan): every field of an item, selected
+ * alone, through a fragment, or beside the page's cursor under every order, must answer what it
+ * answers when the whole item is selected. A page whose caller reads no cursor (neither
+ * `next_cursor` nor `pageInfo`) reads no row past it and signs none.
  */
 import { getNamedType, isObjectType, type GraphQLObjectType } from 'graphql';
 import { buildAppSchema } from '../../src/api/graphql/schema';
-import { compactColumnsFor } from '../../src/features/reports/report-query';
 import { listReports } from '../../src/features/reports/reports.service';
 import type { PrismaClient } from '../../src/generated/prisma/client';
 import { CursorCodec } from '../../src/shared/cursor';
@@ -24,23 +22,7 @@ function selectionOf(type: GraphQLObjectType, field: string): string {
     .join(' ')} }`;
 }
 
-describe('the columns a page reads', () => {
-  it('are the selected fields’, the token and the order’s; an unknown field reads them all', () => {
-    const created = [{ field: 'created_at', descending: true }];
-    expect(compactColumnsFor(['token', 'created_at'], created)?.sort()).toEqual(['created_at', 'token']);
-    expect(compactColumnsFor(['dealership', 'profile'], [{ field: 'vin', descending: false }])?.sort()).toEqual([
-      'dealership_id',
-      'profile_id',
-      'token',
-      'vin',
-    ]);
-    expect(compactColumnsFor(['data', 'id'], created)?.sort()).toEqual(['created_at', 'license_number', 'token', 'vin']);
-    expect(compactColumnsFor(['token', 'a_field_added_later'], created)).toBeUndefined();
-    expect(compactColumnsFor(undefined, created)).toBeUndefined();
-  });
-});
-
-describe.each(['pglite', 'postgres'] as const)('a page that reads only some columns, on %s', (kind) => {
+describe.each(['pglite', 'postgres'] as const)('a page’s items, each field alone, on %s', (kind) => {
   let server: TestServer;
   let key: string;
   let itemType: GraphQLObjectType;
@@ -140,14 +122,14 @@ describe.each(['pglite', 'postgres'] as const)('a page whose caller reads no cur
     const page = { limit: 5, offset: 0 };
 
     const without = watched(server.db.prisma);
-    const plain = await listReports(without.prisma, organizationId, {}, page, false, cursors, undefined, undefined, false);
+    const plain = await listReports(without.prisma, organizationId, {}, page, { countTotal: false, cursors, nextPage: false });
     expect(plain.items).toHaveLength(5);
     expect(without.rows).toEqual([5]);
     expect(plain).not.toHaveProperty('next_cursor');
     expect(plain).not.toHaveProperty('pageInfo');
 
     const withCursor = watched(server.db.prisma);
-    const paged = await listReports(withCursor.prisma, organizationId, {}, page, false, cursors, undefined, undefined, true);
+    const paged = await listReports(withCursor.prisma, organizationId, {}, page, { countTotal: false, cursors, nextPage: true });
     expect(withCursor.rows).toEqual([6]);
     expect(paged.items.map((item) => item.token)).toEqual(plain.items.map((item) => item.token));
     expect(paged).toMatchObject({ next_cursor: expect.any(String) as unknown });

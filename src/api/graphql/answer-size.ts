@@ -28,6 +28,7 @@ import {
   isScalarType,
   Kind,
   type FieldNode,
+  type FragmentDefinitionNode,
   type GraphQLCompositeType,
   type GraphQLField,
   type GraphQLNamedType,
@@ -156,7 +157,7 @@ function membersOf(value: object): number {
  * repeat its value twice, and everything below it). Conditions (@skip, @include) are ignored: an
  * upper bound. Validation bounded the expanded selection, so the walk is bounded too.
  */
-interface SelectionShape {
+export interface SelectionShape {
   fields: number;
   repetitions: number;
 }
@@ -178,7 +179,18 @@ function shapeOf(info: GraphQLResolveInfo): SelectionShape {
 const namedFields = (info: GraphQLResolveInfo) => Math.max(shapeOf(info).fields, 1);
 const repetitions = (info: GraphQLResolveInfo) => shapeOf(info).repetitions;
 
-function selectionShape(info: GraphQLResolveInfo, selectionSets: readonly SelectionSetNode[], type: GraphQLCompositeType): SelectionShape {
+/** What a selection is read against: the schema and the document's fragments. */
+export interface SelectionContext {
+  schema: GraphQLSchema;
+  fragments: Readonly<Record<string, FragmentDefinitionNode>>;
+}
+
+/** The shape of a selection of `type` (the answer planner bounds its answers with the same count). */
+export function selectionShape(
+  info: SelectionContext,
+  selectionSets: readonly SelectionSetNode[],
+  type: GraphQLCompositeType,
+): SelectionShape {
   let fields = 0;
   // Per field name: how many times the values below it can appear (each alias adds its own).
   const byName = new Map<string, number>();

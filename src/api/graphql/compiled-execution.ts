@@ -59,6 +59,9 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RequestContext } from '../../features/context';
 import { databaseFailureOf } from '../../platform/db/failures';
 import { expandedFieldCount } from './selection-shape';
+import { answerWithPlan } from '../answer-plan/answer-operation';
+import type { AnswerPlans } from '../answer-plan/answer-plans';
+import type { OperationPlan } from '../answer-plan/operation-plan';
 
 type Gateway = NonNullable<ApolloServerOptionsWithGateway<never>['gateway']>;
 type Executor = NonNullable<Awaited<ReturnType<Gateway['load']>>['executor']>;
@@ -100,7 +103,12 @@ interface Entry {
   compiled?: CompiledQuery;
   /** Not to be compiled: too wide, or graphql-jit could not. */
   refused?: true;
+  /** The document's answer plans (api/answer-plan), per values of its @skip/@include variables. */
+  plans?: Map<string, OperationPlan | undefined>;
 }
+
+/** Answer plans kept per document: one per combination of @skip/@include values it was sent with, at most this many. */
+const PLANS_PER_DOCUMENT = 8;
 
 interface Partition {
   /** Least recently used first (Map keeps insertion order). */
@@ -155,6 +163,33 @@ export class CompiledDocuments {
    * now if it is worth it; undefined: run it on graphql-js.
    */
   compiledFor(organizationId: string, key: string, document: DocumentNode, operationName: string | null): CompiledQuery | undefined {
+    const { partition, entry } = this.entryOf(organizationId, key);
+    entry.sightings += 1;
+    if (!entry.compiled && !entry.refused && entry.sightings >= this.limits.sightings)
+      this.compile(organizationId, partition, entry, document, operationName);
+    this.evict(partition, key);
+    return entry.compiled;
+  }
+
+  /**
+   * The answer plan kept beside this organization's document for these @skip/@include values
+   * (`conditions`), planned now when it is not; its estimated bytes count with the document's.
+   */
+  planFor(organizationId: string, key: string, conditions: string, plan: () => OperationPlan | undefined): OperationPlan | undefined {
+    const { partition, entry } = this.entryOf(organizationId, key);
+    if (entry.plans?.has(conditions)) return entry.plans.get(conditions);
+    const planned = plan();
+    if ((entry.plans?.size ?? 0) >= PLANS_PER_DOCUMENT) return planned;
+    (entry.plans ??= new Map()).set(conditions, planned);
+    const bytes = (planned?.bytes ?? 0) + this.limits.bytesPerSighting + conditions.length * 2;
+    entry.bytes += bytes;
+    this.resize(partition, bytes);
+    this.evict(partition, key);
+    return planned;
+  }
+
+  /** The organization's entry for this document, created when new, made the most recently used. */
+  private entryOf(organizationId: string, key: string): { partition: Partition; entry: Entry } {
     let partition = this.partitions.get(organizationId);
     if (!partition) {
       partition = { entries: new Map(), bytes: 0 };
@@ -168,11 +203,7 @@ export class CompiledDocuments {
       this.resize(partition, entry.bytes);
     }
     partition.entries.set(key, entry);
-    entry.sightings += 1;
-    if (!entry.compiled && !entry.refused && entry.sightings >= this.limits.sightings)
-      this.compile(organizationId, partition, entry, document, operationName);
-    this.evict(partition, key);
-    return entry.compiled;
+    return { partition, entry };
   }
 
   private compile(organizationId: string, partition: Partition, entry: Entry, document: DocumentNode, operationName: string | null): void {
@@ -500,7 +531,8 @@ function trackResolvers(schema: GraphQLSchema): void {
 /**
  * The errors a nulled subtree leaves in graphql-js's answer depend on which came first: of the
  * errors whose path lies below a `null` that replaced their parent (not the field itself), only
- * the first in document order is kept, for each such null. The errors are in document order.
+ * the first in document order is kept, for each such null; where `data` itself is null, for each
+ * root field. The errors are in document order.
  */
 function oneErrorPerNulledSubtree(data: unknown, errors: readonly GraphQLError[]): readonly GraphQLError[] {
   const seen = new Set<string>();
@@ -515,8 +547,9 @@ function oneErrorPerNulledSubtree(data: unknown, errors: readonly GraphQLError[]
     }
     const reachedItself = depth === error.path.length;
     if (reachedItself) return true;
-    // `value` is null at error.path[0..depth) (depth 0: data itself is null).
-    const nulledAt = JSON.stringify(error.path.slice(0, depth));
+    // `value` is null at error.path[0..depth). Data itself null (a non-null root field failed):
+    // each root field is executed on its own, so each keeps its first error.
+    const nulledAt = JSON.stringify(error.path.slice(0, Math.max(depth, 1)));
     if (seen.has(nulledAt)) return false;
     seen.add(nulledAt);
     return true;
@@ -529,32 +562,9 @@ export interface CompiledExecutionOptions {
   /** Charges a compilation to the organization (its budget); failures are ignored. */
   chargeCompilation?: (organizationId: string, points: number) => Promise<unknown>;
   limits?: Partial<CompilationLimits>;
-  /** Answers an operation from kept answers before it is executed, or says how to keep its result (stored-report-answers.ts). */
-  storedAnswers?: StoredAnswering;
-  /** Has PostgreSQL write a page's items, and puts them in the executed result (written-report-items.ts). */
-  writtenItems?: WritingItems;
+  /** The answer plans: root fields written by PostgreSQL (api/answer-plan); absent: every field typed. */
+  plans?: AnswerPlans;
 }
-
-/** Prepares an operation's written items before it is executed, and returns what puts them in its result; undefined: none. */
-export type WritingItems = (
-  context: RequestContext,
-  operation: OperationDefinitionNode,
-) => ((result: ExecutionResult) => ExecutionResult) | undefined;
-
-/** The request as its client sent it: the query text, its operation name, and the document Apollo parsed from it. */
-export interface SentRequest {
-  source: string | undefined;
-  operationName: string | undefined;
-  document: DocumentNode;
-}
-
-/** An operation's kept answer (`result`), or a `keep` for the result once executed; undefined: neither applies. */
-export type StoredAnswering = (
-  context: RequestContext,
-  operation: OperationDefinitionNode,
-  variables: Record<string, unknown>,
-  sent: SentRequest,
-) => Promise<{ result: ExecutionResult } | { keep: (result: ExecutionResult) => void } | undefined>;
 
 /**
  * graphql-jit's errors imitate graphql-js's but leave `extensions` undefined, which Apollo reads as
@@ -646,16 +656,36 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
     if (coerced.errors) return { errors: coerced.errors };
     const nullErrors = explicitNullErrors(schema, request.document, operation, coerced.coerced);
     if (nullErrors.length > 0) return { errors: nullErrors };
-    const stored = await options.storedAnswers?.(request.context as RequestContext, operation, coerced.coerced, {
-      source: request.source,
-      operationName: request.request.operationName,
+    const context = request.context as RequestContext;
+    const plans = options.plans;
+    const organizationId = context.principal?.organizationId;
+    const plan =
+      plans && organizationId !== undefined
+        ? documents.planFor(
+            organizationId,
+            `${request.queryHash}:${request.operationName ?? ''}`,
+            plans.conditionsOf(request.document, coerced.coerced),
+            () => plans.plan(request.document, operation, coerced.coerced),
+          )
+        : undefined;
+    if (!plans || !plan) return executeOperation(request, operation, variables);
+    const result = await answerWithPlan(plan, {
       document: request.document,
+      operation,
+      variables: coerced.coerced,
+      context,
+      argumentsChecked: false,
+      rows: plans.rows,
+      onAnswered: plans.onAnswered,
+      typed: (typed) =>
+        executeOperation(
+          { ...request, document: typed.document, queryHash: `${request.queryHash}${typed.suffix}`, operation: typed.operation },
+          typed.operation,
+          variables,
+        ),
     });
-    if (stored && 'result' in stored) return stored.result;
-    const withItems = options.writtenItems?.(request.context as RequestContext, operation);
-    const result = await executeOperation(request, operation, variables);
-    stored?.keep(result);
-    return withItems ? withItems(result) : result;
+    if (!result.errors) return result;
+    return { ...result, errors: oneErrorPerNulledSubtree(result.data, inDocumentOrder(request.document, operation, result.errors)) };
   };
 
   const executeOperation = async (

@@ -3,7 +3,6 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema, type PubSub } from 'type-graphql';
 import { countAnswerValues } from './answer-size';
 import { validateArgumentsBeforeResolving } from './argument-validation';
-import { callPlainFieldResolversDirectly } from './direct-field-resolvers';
 import { EventSubscriptionsResolver } from '../../features/events/event-subscriptions.resolver';
 import { EventsResolver } from '../../features/events/events.resolver';
 import { WebhooksResolver } from '../../features/webhooks/webhooks.resolver';
@@ -42,17 +41,12 @@ const NO_PUBSUB: PubSub = {
 };
 
 /**
- * The one schema behind /graphql and /public (built once per process): field resolvers that need
- * nothing of type-graphql's wrapper called directly (direct-field-resolvers.ts), every field that
- * takes arguments checking them first (argument-validation.ts), every list and JSON value counted
+ * The one schema behind /graphql and /public (built once per process): every field that takes
+ * arguments checking them first (argument-validation.ts), every list and JSON value counted
  * against the request's answer budget (answer-size.ts).
  */
 export function buildAppSchema(): Promise<GraphQLSchema> {
   cached ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, emitSchemaFile: false, pubSub: NO_PUBSUB })
-    .then((schema) => {
-      callPlainFieldResolversDirectly(schema, RESOLVERS);
-      return schema;
-    })
     .then(validateArgumentsBeforeResolving)
     .then(countAnswerValues);
   return cached;

@@ -12,8 +12,7 @@
  *     (malformed-requests.ts); a keyless document too wide once its fragments expand is refused
  *     and keyless requests share one set of slots: `admitKeyless`;
  *  3. one of the organization's slots (requests in progress at once): `withOrganizationSlot`
- *     (organization-admission.ts); then a `report` query Apollo has run before, whose report's
- *     answer is kept, is answered at once, charged as step 7 charges it (kept-answers-first.ts);
+ *     (organization-admission.ts);
  *  4. the request context (createRequestContext: loaders, statement limiter, answer budget);
  *  5. Apollo parses (MAX_DOCUMENT_TOKENS) and validates, with the expanded selection bounded
  *     (`selectionShapeRule`); a large document takes a turn on the event loop before each, and a
@@ -21,10 +20,12 @@
  *  6. operation types other than query and mutation refused (plugins/unsupported-operation.ts);
  *  7. the price: refused past the limits, else charged to the budget (plugins/operation-limits.ts,
  *     operation-cost.ts);
- *  8. execution (compiled-execution.ts): graphql-jit for a document an organization sends again
- *     (bounded in size, bytes and compile time), graphql-js otherwise; each field's arguments
- *     checked before its resolver (argument-validation.ts), lists, JSON values and stored
- *     documents counted against the answer budget as they resolve (answer-size.ts);
+ *  8. execution (compiled-execution.ts): by the operation's answer plan (api/answer-plan), a
+ *     `report` or `reports` field's JSON written by PostgreSQL in its one statement; the other
+ *     fields on graphql-jit for a document an organization sends again (bounded in size, bytes and
+ *     compile time), graphql-js otherwise; each field's arguments checked before its resolver
+ *     (argument-validation.ts), lists, JSON values and stored documents counted against the answer
+ *     budget as they resolve (answer-size.ts);
  *  9. the answer: errors in `format-error.ts`'s words, an answer past its budget refused whole
  *     (plugins/answer-too-large.ts), the database being away a 503
  *     (plugins/database-failure-status.ts), errors logged (plugins/log-errors.ts), a request error
@@ -50,15 +51,12 @@ import { formatError, requestError } from './format-error';
 import { graphqlBodyErrors } from './malformed-requests';
 import { withOrganizationSlot } from './organization-admission';
 import { apolloExpressHandler } from './apollo-express';
-import { KeptAnswersFirst } from './kept-answers-first';
 import { answerTooLargePlugin } from './plugins/answer-too-large';
 import { databaseFailureStatusPlugin } from './plugins/database-failure-status';
 import { legacyJsonStatusPlugin } from './plugins/legacy-json-status';
 import { compiledExecutionGateway } from './compiled-execution';
-import { storedReportAnswers } from './stored-report-answers';
-import { writtenReportItems } from './written-report-items';
-import { DEFAULT_MAX_ANSWER_VALUES } from '../../shared/answer-budget';
-import { stringifyResult } from '../stored-answers';
+import { stringifyResult } from '../answer-plan/raw-json';
+import type { AnswerPlans } from '../answer-plan/answer-plans';
 import { logErrorsPlugin } from './plugins/log-errors';
 import { operationLimitsPlugin } from './plugins/operation-limits';
 import { unsupportedOperationPlugin } from './plugins/unsupported-operation';
@@ -73,12 +71,11 @@ export interface GraphqlOptions {
   registry?: Registry;
   /** Milliseconds of compilation per minute, one organization's and all together (default: COMPILATION's). */
   compileMsPerMinute?: { organization: number; total: number };
-  /** A `report` query's kept answer served before Apollo runs (kept-answers-first.ts; default on). */
-  keptAnswersFirst?: boolean;
+  /** The answer plans (root fields written by PostgreSQL); absent: every field is answered typed. */
+  plans?: AnswerPlans;
 }
 
 export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices, options: GraphqlOptions): Promise<Router> {
-  const answersFirst = options.keptAnswersFirst === false ? undefined : new KeptAnswersFirst(schema, services, options.registry);
   const server = new ApolloServer<RequestContext>({
     // The one schema, executed by graphql-jit for the documents seen again and again (compiled-execution.ts).
     // Compilations are charged to the organization's budget like the statements of a request.
@@ -89,10 +86,9 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
         totalCompileMsPerMinute: options.compileMsPerMinute.total,
       },
       chargeCompilation: (organizationId, points) => services.rateLimits.requests.consume(organizationId, Math.max(1, Math.ceil(points))),
-      storedAnswers: storedReportAnswers(schema, answersFirst),
-      writtenItems: writtenReportItems(services.maxAnswerValues ?? DEFAULT_MAX_ANSWER_VALUES),
+      plans: options.plans,
     }),
-    // Writes a kept answer as it is where it stands for a field's value (stored-report-answers.ts).
+    // Writes a root field's JSON written by PostgreSQL as it is (answer-plan/raw-json.ts).
     stringifyResult,
     introspection: true,
     includeStacktraceInErrorResponses: options.exposeStackTraces,
@@ -107,7 +103,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
       // every field resolver for nothing (measured: about 2 ms of CPU per page of 100 reports).
       ApolloServerPluginCacheControlDisabled(),
       unsupportedOperationPlugin(),
-      operationLimitsPlugin(schema, services, answersFirst && ((context) => answersFirst.chargedBefore(context))),
+      operationLimitsPlugin(schema, services),
       answerTooLargePlugin(),
       databaseFailureStatusPlugin(),
       logErrorsPlugin(),
@@ -117,19 +113,16 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     validationRules: [selectionShapeRule],
   });
   await server.start();
-  // One context per request, made by whichever comes first: kept-answers-first.ts or Apollo.
   const contextOf = (req: Request, res: Response): RequestContext => {
-    const locals = res.locals as { graphqlContext?: RequestContext };
-    if (locals.graphqlContext) return locals.graphqlContext;
     const idempotencyKey = checkIdempotencyKey(req.headers[IDEMPOTENCY_KEY_HEADER]);
     if (!idempotencyKey.ok) throw requestError(invalidInput([idempotencyKey.item]));
-    return (locals.graphqlContext = createRequestContext(services, {
+    return createRequestContext(services, {
       principal: res.locals.principal ?? null,
       requestId: res.getHeader('x-request-id') as string | undefined,
       log: () => requestLogger(req),
       idempotencyKey: idempotencyKey.value,
       clientAddress: req.ip ?? '',
-    }));
+    });
   };
   const apollo = apolloExpressHandler(server, async ({ req, res }) => contextOf(req, res));
   const router = express.Router();
@@ -139,7 +132,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     graphqlBodyReader(),
     graphqlBodyErrors,
     admitKeyless(services),
-    withOrganizationSlot(services, answersFirst ? answersFirst.handler(apollo, contextOf) : apollo),
+    withOrganizationSlot(services, apollo),
   );
   return router;
 }

@@ -29,13 +29,11 @@ import {
 } from '../request-context';
 import { matchRestRoute, restMatchOf } from '../request-route';
 import { entityTagger, notModified, type EntityTagger } from './conditional-requests';
-import { ExecutionFailed, sofaEndpoints, type SofaEndpoint } from './sofa-endpoints';
+import { executeRoute, ExecutionFailed, sofaEndpoints, type SofaEndpoint } from './sofa-endpoints';
 import { restErrorOfFailure, sendRestError } from './rest-errors';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
-import { reportAnswers, type StoredAnswers } from '../stored-answers';
-import { withWrittenItems, writtenItemsOf } from '../written-items';
-import type { WrittenField } from '../../features/reports/report-item-json';
-import { DEFAULT_MAX_ANSWER_VALUES } from '../../shared/answer-budget';
+import { RawJson } from '../answer-plan/raw-json';
+import type { AnswerPlans } from '../answer-plan/answer-plans';
 import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, RestRouteTable, type RestRoute } from './routes';
 
 /** Everything about a route that does not change between requests, worked out once. */
@@ -51,10 +49,6 @@ interface PreparedRoute {
   tagger?: EntityTagger;
   /** sofa's endpoint for the route: runs its operation */
   endpoint: SofaEndpoint;
-  /** a full report's route: bodies kept once built (stored-answers.ts) */
-  stored?: StoredAnswers;
-  /** the reports list: its items' selection, written as JSON by PostgreSQL (written-items.ts) */
-  written?: readonly WrittenField[];
 }
 
 /** Starlette's redirect_slashes answer (JSON, like every answer; express's res.redirect is text/plain). */
@@ -69,7 +63,7 @@ function sendJson(res: Response, status: number, body: string): void {
     .end(body);
 }
 
-function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint, maxAnswerValues: number): PreparedRoute {
+function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint): PreparedRoute {
   // Its root field's arguments are validated here, before execution: the GraphQL pass skips them.
   const document = rootArgumentsCheckedBeforeExecution(restDocumentFor(schema, route));
   const operation = document.definitions[0]!;
@@ -86,18 +80,15 @@ function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint
     locationOf: (argument) => (argument === IDEMPOTENCY_KEY_ARGUMENT ? 'header' : locationOf(route, argument)),
     tagger: entityTagger(route.field, document),
     endpoint,
-    ...(route.field === 'Query.report' && { stored: reportAnswers(schema) }),
-    ...(route.field === 'Query.reports' && { written: writtenItemsOf(document, maxAnswerValues) }),
   };
 }
 
 /** Starlette's answer to a body it cannot read. */
 const BODY_PARSE_ERROR = 'There was an error parsing the body';
 
-export function restRouter(schema: GraphQLSchema, services: ApiServices): express.Router {
-  const endpoints = sofaEndpoints(schema);
-  const maxAnswerValues = services.maxAnswerValues ?? DEFAULT_MAX_ANSWER_VALUES;
-  const prepared = new Map(REST_ROUTES.map((route) => [route, prepare(schema, route, endpoints.get(route)!, maxAnswerValues)]));
+export function restRouter(schema: GraphQLSchema, services: ApiServices, plans?: AnswerPlans): express.Router {
+  const endpoints = sofaEndpoints(schema, (execution) => executeRoute(schema, execution, plans));
+  const prepared = new Map(REST_ROUTES.map((route) => [route, prepare(schema, route, endpoints.get(route)!)]));
   const readBody = bodyReader();
   const table = new RestRouteTable();
 
@@ -195,10 +186,8 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
       log: () => requestLogger(req),
       idempotencyKey: idempotencyKey as string | undefined,
     });
-    if (route.written) context.writtenItems = { select: route.written };
-    // Without If-None-Match nothing is compared: the ETag comes from the answer when it carries its
-    // version, or from the row a full report's statement read (below).
-    const probeFirst = route.tagger && (req.headers['if-none-match'] !== undefined || !route.tagger.etagOfAnswer);
+    // With If-None-Match the row's version is read first; without, a report's comes with its answer.
+    const probeFirst = route.tagger && (req.headers['if-none-match'] !== undefined || !route.tagger.versionInAnswer);
     if (route.route.method === 'GET') {
       // Tenants' data: a browser may keep it but must ask again (ETag) before using it; no shared cache may.
       res.set('cache-control', 'private, no-cache');
@@ -212,29 +201,29 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices): expres
       }
     }
     try {
-      // A full report: its body as kept, or the row it is built from (then kept), in one statement.
-      const lookup = route.stored && (await route.stored.lookup(context, principal.organizationId, variables));
-      if (lookup) {
-        if (!probeFirst) res.set('etag', route.tagger!.etagOfVersion(variables, lookup.updatedAt));
-        if ('body' in lookup) return sendJson(res, 200, lookup.body);
-      }
-      const tagFromAnswer = probeFirst || lookup ? undefined : route.tagger?.etagOfAnswer;
+      const seen: { written?: RawJson } = {};
       const answer = await route.endpoint({
         context,
         document: route.document,
         variables,
         onResult: (result) => {
-          const answer = result.data?.[fieldNameOf(route.route)];
-          const page = answer as { next_cursor?: unknown } | null | undefined;
-          if (typeof page?.next_cursor === 'string') res.set('link', nextLink(req, route.route, page.next_cursor));
-          const etag = tagFromAnswer?.(answer, variables);
-          if (etag) res.set('etag', etag);
+          const value = result.data?.[fieldNameOf(route.route)];
+          seen.written = value instanceof RawJson ? value : undefined;
+          const nextCursor = seen.written
+            ? seen.written.meta.nextCursor
+            : (value as { next_cursor?: unknown } | null | undefined)?.next_cursor;
+          if (typeof nextCursor === 'string') res.set('link', nextLink(req, route.route, nextCursor));
         },
       });
-      const texts = context.writtenItems?.texts;
-      sendJson(res, answer.status, texts && answer.status === 200 ? withWrittenItems(answer.body, texts) : answer.body);
-      if (lookup && 'keep' in lookup && answer.status === 200) lookup.keep(answer.body);
-      return;
+      if (route.tagger && !probeFirst && answer.status === 200) {
+        // Answered whole by the typed path (rare: its answer carries no version): the probe gives it.
+        const version = seen.written?.meta.version;
+        const etag = version
+          ? route.tagger.etagOfVersion(variables, version)
+          : await route.tagger.etagOf(context, principal.organizationId, variables);
+        if (etag) res.set('etag', etag);
+      }
+      return sendJson(res, answer.status, seen.written ? seen.written.text : answer.body);
     } catch (error) {
       const failure = error instanceof ExecutionFailed ? error.errors[0] : error;
       return sendRestError(res, restErrorOfFailure(failure, context.log), route.locationOf);

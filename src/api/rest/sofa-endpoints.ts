@@ -20,7 +20,11 @@ import {
   type GraphQLError,
   type GraphQLObjectType,
   type GraphQLSchema,
+  type OperationDefinitionNode,
 } from 'graphql';
+import { answerWithPlan } from '../answer-plan/answer-operation';
+import type { AnswerPlans } from '../answer-plan/answer-plans';
+import type { OperationPlan } from '../answer-plan/operation-plan';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import type { RequestContext } from '../../features/context';
@@ -73,12 +77,15 @@ export function createRoutesSofa(schema: GraphQLSchema, hooks: Pick<SofaOptions,
   return createSofa(Object.assign(options, { models: typesWithFieldArguments(schema) }));
 }
 
-/** Sofa's endpoint for each of the spec's routes. */
-export function sofaEndpoints(schema: GraphQLSchema): Map<RestRoute, SofaEndpoint> {
+/** Sofa's endpoint for each of the spec's routes, each running its operation with `run`. */
+export function sofaEndpoints(
+  schema: GraphQLSchema,
+  run: (execution: RestExecution) => Promise<ExecutionResult>,
+): Map<RestRoute, SofaEndpoint> {
   const sofa = createRoutesSofa(schema, {
     context: ({ execution }: { execution: RestExecution }) => execution,
     execute: (async ({ contextValue }: { contextValue: RestExecution }) => {
-      const result = await executeCompiled(schema, contextValue.document, contextValue.variables, contextValue.context);
+      const result = await run(contextValue);
       contextValue.onResult?.(result);
       return result;
     }) as unknown as typeof execute,
@@ -122,10 +129,36 @@ export function typesWithFieldArguments(schema: GraphQLSchema): string[] {
     .map((type) => type.name);
 }
 
+/** A route's answer plan, beside its document: planned once (its selection holds no @skip or @include). */
+const routePlans = new WeakMap<DocumentNode, OperationPlan | undefined>();
+
+/**
+ * A route's operation: by its answer plan (api/answer-plan: a report or a page written by
+ * PostgreSQL), the typed path for what the plan hands over and for the other routes. The route's
+ * arguments were validated before (rest-router.ts).
+ */
+export async function executeRoute(schema: GraphQLSchema, execution: RestExecution, plans?: AnswerPlans): Promise<ExecutionResult> {
+  const { document, variables, context } = execution;
+  const operation = document.definitions[0] as OperationDefinitionNode;
+  if (plans && !routePlans.has(document)) routePlans.set(document, plans.plan(document, operation, variables));
+  const plan = routePlans.get(document);
+  if (!plans || !plan) return executeCompiled(schema, document, variables, context);
+  return answerWithPlan(plan, {
+    document,
+    operation,
+    variables,
+    context,
+    argumentsChecked: true,
+    rows: plans.rows,
+    onAnswered: plans.onAnswered,
+    typed: (typed) => executeCompiled(schema, typed.document, variables, context),
+  });
+}
+
 /**
  * A route runs one fixed document (rest-documents.ts), so it is compiled once (graphql-jit) into a
  * function that resolves and completes exactly its selection, same schema and resolvers, instead
- * of graphql-js walking the ~400 fields of a report's document on every request.
+ * of graphql-js walking the document field by field on every request.
  */
 const compiled = new WeakMap<DocumentNode, CompiledQuery>();
 

@@ -1,7 +1,9 @@
 import { Field, ObjectType } from 'type-graphql';
+import { SqlTable } from '../../shared/schema/sql-source';
 import { DateTimeISO, UUID } from '../../shared/schema/scalars';
 
 /** The client of a lead report. */
+@SqlTable('contacts')
 @ObjectType('Contact', { simpleResolvers: true })
 export class Contact {
   @Field(() => UUID)

@@ -2,10 +2,19 @@ import { ArgsType, Field, Int, ObjectType } from 'type-graphql';
 import { PageArgs, PageType } from '../../shared/pagination';
 import { Rules } from '../../shared/schema/input-rules';
 import { DateTimeISO, JSON, UUID } from '../../shared/schema/scalars';
+import { SqlExpression, SqlTable } from '../../shared/schema/sql-source';
 
 export const DEALERSHIP_ORDER_FIELDS = ['name', 'position', 'created_at'] as const;
 
+/**
+ * Active users of the dealership (api-behaviour.md), the organization's own only: a user of
+ * another organization attached to it by bad data is not counted (test/tenancy).
+ */
+export const userCountSql = (dealership: string) =>
+  `SELECT count(*)::int FROM users u WHERE u.dealership_id = ${dealership}.id AND u.is_active AND u.organization_id = ${dealership}.organization_id`;
+
 /** A dealership (spec 2.4). */
+@SqlTable('dealerships')
 @ObjectType('Dealership', { simpleResolvers: true })
 export class Dealership {
   @Field(() => UUID)
@@ -50,6 +59,7 @@ export class Dealership {
   @Field(() => [String])
   brands!: string[];
 
+  @SqlExpression(userCountSql)
   @Field(() => Int, { description: 'active users of the dealership' })
   user_count!: number;
 }

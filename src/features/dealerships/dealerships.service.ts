@@ -3,7 +3,7 @@ import { keyCondition } from '../../platform/db/key-condition';
 import { checkCursorWithOffset, keysetCondition, keyTerms, type CursorCodec, type CursorScope, type KeyColumn } from '../../shared/cursor';
 import { orderByClause, orderTerms, prismaOrderBy, type OrderTerm } from '../../shared/order-by';
 import { keysetPage, pageBounds, type Page } from '../../shared/pagination';
-import { DEALERSHIP_ORDER_FIELDS, type Dealership, type DealershipsArgs } from './dealership.types';
+import { DEALERSHIP_ORDER_FIELDS, userCountSql, type Dealership, type DealershipsArgs } from './dealership.types';
 
 const DEFAULT_DEALERSHIP_ORDER: OrderTerm[] = [
   { field: 'position', descending: false },
@@ -89,19 +89,14 @@ export function findDealerships(prisma: PrismaClient, organizationId: string, id
   return dealershipRows(prisma, organizationId, Prisma.sql`AND ${keyCondition('d.id', ids)}`);
 }
 
-/** The loader's timestamp columns: a page that plans its dealerships in (report-query.ts) reads them as JSON. */
-export const DEALERSHIP_DATE_FIELDS = ['created_at', 'updated_at'] as const;
-
-/** SELECT list of the loader's dealership `d`: its findDealerships and the pages that plan their dealerships in. */
-export function dealershipColumns(organizationId: string): Prisma.Sql {
-  return Prisma.sql`d.id, d.name, d.created_at, d.updated_at, d.organization_id, d.entity_id, d.address, d.logo, d.illustration_img,
-      d.more_info, d.siret, d.position, d.headquarter, d.brands,
-      (SELECT count(*)::int FROM users u
-        WHERE u.dealership_id = d.id AND u.is_active AND u.organization_id = ${organizationId}::uuid) AS user_count`;
-}
+/** SELECT list of the loader's dealership `d` (findDealerships). */
+const DEALERSHIP_COLUMNS = Prisma.raw(
+  'd.id, d.name, d.created_at, d.updated_at, d.organization_id, d.entity_id, d.address, d.logo, d.illustration_img, ' +
+    `d.more_info, d.siret, d.position, d.headquarter, d.brands, (${userCountSql('d')}) AS user_count`,
+);
 
 function dealershipRows(prisma: PrismaClient, organizationId: string, rest: Prisma.Sql): Promise<Dealership[]> {
   return prisma.$queryRaw<Dealership[]>`
-    SELECT ${dealershipColumns(organizationId)}
+    SELECT ${DEALERSHIP_COLUMNS}
     FROM dealerships d WHERE d.organization_id = ${organizationId}::uuid ${rest}`;
 }

@@ -1,6 +1,8 @@
 import { Field, ObjectType } from 'type-graphql';
+import { SqlTable } from '../../shared/schema/sql-source';
 import { DateTimeISO, UUID } from '../../shared/schema/scalars';
 
+@SqlTable('organizations', { organization: 'id' })
 @ObjectType('Organization', { simpleResolvers: true })
 export class Organization {
   @Field(() => UUID)

@@ -76,55 +76,13 @@ const COMPACT_COLUMN_LIST = [
   'license_number',
 ] as const satisfies readonly (keyof CompactReportRow)[];
 
-const COMPACT_COLUMN_NAMES: ReadonlySet<string> = new Set(COMPACT_COLUMN_LIST);
+/** The columns a page's row holds, to write its item from (reportPageJsonSql). */
+export const PAGE_ROW_COLUMNS: ReadonlySet<string> = new Set(COMPACT_COLUMN_LIST);
 
 /** A select list of compact columns of `r` (fixed names only: nothing from a request is spliced in). */
 const selectList = (columns: readonly string[]) => Prisma.raw(columns.map((column) => `r.${column}`).join(', '));
 
 export const COMPACT_COLUMNS = selectList(COMPACT_COLUMN_LIST);
-
-/**
- * The columns each field of a page's item reads (its relations read their id). A field not named
- * here (one added later) makes a page read every column.
- */
-const COMPACT_FIELD_COLUMNS: Readonly<Record<string, readonly (keyof CompactReportRow)[]>> = {
-  __typename: [],
-  token: ['token'],
-  id: ['token'],
-  created_at: ['created_at'],
-  updated_at: ['updated_at'],
-  data: ['vin', 'license_number'],
-  organization_id: ['organization_id'],
-  organization: ['organization_id'],
-  entity_id: ['entity_id'],
-  dealership_id: ['dealership_id'],
-  dealership: ['dealership_id'],
-  profile_id: ['profile_id'],
-  profile: ['profile_id'],
-  contact_id: ['contact_id'],
-  contact: ['contact_id'],
-  counter_id: ['counter_id'],
-  counter: ['counter_id'],
-  type: ['type'],
-  valid: ['valid'],
-};
-
-/**
- * The compact columns a page reads for the item fields its caller selected (undefined: all of
- * them): its token always, and the order's own columns, which the next cursor is made of. A page of
- * 100 read whole costs Node 13 decoded values a row; the GraphQL page of the bench reads 4.
- */
-export function compactColumnsFor(fields: Iterable<string> | undefined, order: OrderTerm[]): (keyof CompactReportRow)[] | undefined {
-  if (!fields) return undefined;
-  const columns = new Set<keyof CompactReportRow>(['token']);
-  for (const field of fields) {
-    const read = COMPACT_FIELD_COLUMNS[field];
-    if (!read) return undefined;
-    for (const column of read) columns.add(column);
-  }
-  for (const term of order) if (COMPACT_COLUMN_NAMES.has(term.field)) columns.add(term.field as keyof CompactReportRow);
-  return columns.size === COMPACT_COLUMN_NAMES.size ? undefined : [...columns];
-}
 
 export interface CompactReportRow {
   token: string;
@@ -140,11 +98,6 @@ export interface CompactReportRow {
   valid: boolean;
   vin: string | null;
   license_number: string | null;
-}
-
-/** The page's select list: the columns asked for (compact columns only), else all. */
-function selectedColumns(columns: readonly (keyof CompactReportRow)[] | undefined): Prisma.Sql {
-  return columns ? selectList(columns.filter((column) => COMPACT_COLUMN_NAMES.has(column))) : COMPACT_COLUMNS;
 }
 
 /** Upper case without spaces and dashes, as the generated *_norm columns are. */
@@ -237,8 +190,6 @@ export interface ReportPageQuery {
   order: OrderTerm[];
   /** a cursor's position: only rows after it (then `offset` is 0) */
   after?: { terms: KeyTerm[]; values: KeyValue[] };
-  /** the compact columns to read (compactColumnsFor); absent: all of them */
-  columns?: readonly (keyof CompactReportRow)[];
 }
 
 export function parseReportOrder(raw: string | null | undefined): OrderTerm[] {
@@ -271,25 +222,16 @@ export function reportPageSql(q: ReportPageQuery): Prisma.Sql {
     // trigram index (the same plan as the total's), then sort only those rows.
     return sql`WITH r AS MATERIALIZED (
         SELECT ${COMPACT_COLUMNS}, r.brand FROM reports r WHERE ${reportConditions(q.organizationId, q.filters)})
-      SELECT ${selectedColumns(q.columns)}${extra} FROM ${fromClause(q.order, 'r')}
+      SELECT ${COMPACT_COLUMNS}${extra} FROM ${fromClause(q.order, 'r')}
       WHERE TRUE${after}
       ORDER BY ${order}
       LIMIT ${q.limit} OFFSET ${q.offset}`;
   }
-  return sql`SELECT ${selectedColumns(q.columns)}${extra} FROM ${fromClause(q.order)}
+  return sql`SELECT ${COMPACT_COLUMNS}${extra} FROM ${fromClause(q.order)}
     WHERE ${reportConditions(q.organizationId, q.filters)}${after}
     ORDER BY ${order}
     LIMIT ${q.limit} OFFSET ${q.offset}`;
 }
-
-/** The relations a page can plan into its statement (those of the GraphQL page and of REST's `profile`). */
-export interface PageRelations {
-  dealership: boolean;
-  profile: boolean;
-}
-
-/** A relation's column in a page's row: its object as JSON on the first row that names it, else null. */
-export const relationColumn = (relation: keyof PageRelations) => `relation_${relation}`;
 
 /** The page's own order again, on its subquery `p` (where the extra sort keys have their row names). */
 const PAGE_ORDER_COLUMNS: Record<string, string> = Object.fromEntries(
@@ -297,63 +239,21 @@ const PAGE_ORDER_COLUMNS: Record<string, string> = Object.fromEntries(
 );
 
 /**
- * The page and, beside its rows, its dealerships and profiles as their loaders read them (the same
- * columns, the organization's own only): one statement instead of the page then one per relation.
- * The page keeps its plan (it is the subquery `p`, its LIMIT applied first). Each distinct object
- * comes once, as JSON on the first row that names it (a CASE evaluates its subquery only then):
- * typed columns on all 100 rows cost more to parse in Node than the two statements they save.
- */
-export function reportPageWithRelationsSql(
-  q: ReportPageQuery,
-  relations: PageRelations,
-  columns: { dealership: Prisma.Sql; profile: Prisma.Sql },
-): Prisma.Sql {
-  const once = (relation: keyof PageRelations, idColumn: string, from: Prisma.Sql) =>
-    sql`, CASE WHEN ${Prisma.raw(idColumn)} IS NOT NULL AND row_number() OVER (PARTITION BY ${Prisma.raw(idColumn)}) = 1
-        THEN (SELECT to_json(x) FROM (${from}) x) END AS ${Prisma.raw(relationColumn(relation))}`;
-  const dealership = relations.dealership
-    ? once(
-        'dealership',
-        'p.dealership_id',
-        sql`SELECT ${columns.dealership} FROM dealerships d WHERE d.organization_id = ${q.organizationId}::uuid AND d.id = p.dealership_id`,
-      )
-    : Prisma.empty;
-  const profile = relations.profile
-    ? once(
-        'profile',
-        'p.profile_id',
-        sql`SELECT ${columns.profile} FROM users u WHERE u.organization_id = ${q.organizationId}::uuid AND u.id = p.profile_id`,
-      )
-    : Prisma.empty;
-  return sql`SELECT p.*${dealership}${profile}
-    FROM (${reportPageSql(q)}) p
-    ORDER BY ${orderByClause(q.order, PAGE_ORDER_COLUMNS, 'p.token')}`;
-}
-
-/**
- * The page with each item written as JSON text by PostgreSQL (`item_json`, report-item-json.ts),
- * beside only the sort keys the next cursor is made of (`keys`: none when no cursor is signed).
- * The page keeps its plan: it is the subquery `p`, its LIMIT applied first; the relations the
- * items write are joined to its rows (by primary key: one row each at most).
+ * The page with each item's JSON text written by PostgreSQL (the answer plan's `item`, over the
+ * page's row `p`, which holds PAGE_ROW_COLUMNS), the bound of its values and its token, beside only
+ * the sort keys the next cursor is made of (`keys`: none when no cursor is signed). The page keeps
+ * its plan: it is the subquery `p`, its LIMIT applied first; what the items read is joined to its
+ * rows.
  */
 export function reportPageJsonSql(
   q: ReportPageQuery,
-  item: { text: Prisma.Sql; joins: Map<string, Prisma.Sql> },
+  item: { json: Prisma.Sql; bound: Prisma.Sql; from: Prisma.Sql; documents: Prisma.Sql },
   keys: readonly string[],
 ): Prisma.Sql {
   const keyColumns = Prisma.raw(keys.map((field) => `p.${EXTRA_KEY_COLUMNS[field] ?? field}, `).join(''));
-  const joins = item.joins.size > 0 ? Prisma.join([...item.joins.values()], ' ') : Prisma.empty;
-  return sql`SELECT ${keyColumns}${item.text} AS item_json
-    FROM (${reportPageSql(q)}) p ${joins}
+  return sql`SELECT ${keyColumns}p.token, ${item.json} AS json, ${item.bound} AS bound, ${item.documents} AS documents
+    FROM (${reportPageSql(q)}) p ${item.from}
     ORDER BY ${orderByClause(q.order, PAGE_ORDER_COLUMNS, 'p.token')}`;
-}
-
-/** The compact columns a page must read for these columns and its order (its token always). */
-export function pageColumnsWith(columns: Iterable<string>, order: OrderTerm[]): (keyof CompactReportRow)[] {
-  const read = new Set<keyof CompactReportRow>(['token']);
-  for (const column of columns) if (COMPACT_COLUMN_NAMES.has(column)) read.add(column as keyof CompactReportRow);
-  for (const term of order) if (COMPACT_COLUMN_NAMES.has(term.field)) read.add(term.field as keyof CompactReportRow);
-  return [...read];
 }
 
 export function reportCountSql(organizationId: string, filters: Partial<ReportFilterArgs>): Prisma.Sql {

@@ -2,6 +2,7 @@ import { Extensions, Field, ObjectType } from 'type-graphql';
 import { PageType } from '../../shared/pagination';
 import { GRAPHQL_ONLY } from '../../shared/schema/rest-visibility';
 import { DateTimeISO, UUID } from '../../shared/schema/scalars';
+import { SqlDocument, SqlSameRow, SqlTable } from '../../shared/schema/sql-source';
 import { RealCosts, ReportData, ReportState } from './report-document.types';
 import { ReportType } from './report-type.enum';
 
@@ -16,6 +17,7 @@ export class ReportCompactVehicle {
 
 @ObjectType('ReportCompactData', { simpleResolvers: true })
 export class ReportCompactData {
+  @SqlSameRow()
   @Field(() => ReportCompactVehicle)
   vehicle!: ReportCompactVehicle;
 }
@@ -25,6 +27,7 @@ export class ReportCompactData {
  * order (REST bodies follow it); the GraphQL-only ones come last. `profile` is a relation (see
  * reports.resolver.ts).
  */
+@SqlTable('reports', { key: 'token' })
 @ObjectType('ReportCompact', { simpleResolvers: true, description: 'A report as listed (spec 2.2)' })
 export class ReportCompact {
   @Field(() => UUID)
@@ -36,6 +39,7 @@ export class ReportCompact {
   @Field(() => DateTimeISO)
   updated_at!: Date;
 
+  @SqlSameRow()
   @Field(() => ReportCompactData)
   data!: ReportCompactData;
 
@@ -71,6 +75,7 @@ export class ReportCompact {
 }
 
 /** The full report (spec 2.3), fields in the spec's order. */
+@SqlTable('reports', { key: 'token' })
 @ObjectType('Report', { simpleResolvers: true, description: 'A full report (spec 2.3)' })
 export class Report {
   @Field(() => UUID)
@@ -91,9 +96,11 @@ export class Report {
   @Field(() => UUID, { nullable: true, description: 'the creator (a user); null for leads' })
   profile_id!: string | null;
 
+  @SqlDocument('data')
   @Field(() => ReportData)
   data!: ReportData;
 
+  @SqlDocument('state')
   @Field(() => ReportState)
   state!: ReportState;
 
@@ -103,6 +110,7 @@ export class Report {
   @Field(() => Boolean)
   valid!: boolean;
 
+  @SqlDocument('real_costs')
   @Field(() => RealCosts, { nullable: true })
   real_costs!: RealCosts | null;
 

@@ -7,7 +7,8 @@ import { notFound } from '../../shared/errors';
 import { CursorArgs } from '../../shared/pagination';
 import { GRAPHQL_ONLY, restSelection } from '../../shared/schema/rest-visibility';
 import { UUID } from '../../shared/schema/scalars';
-import { selectedNestedFieldNames, selectsField, selectsNestedField } from '../../shared/schema/selection';
+import { selectsField } from '../../shared/schema/selection';
+import { SqlColumn, SqlJoin } from '../../shared/schema/sql-source';
 import { Statements } from '../../shared/schema/statements';
 import { Organization } from '../organizations/organization.type';
 import { User } from '../users/user.types';
@@ -19,43 +20,24 @@ import { listReports } from './reports.service';
 export class ReportsResolver {
   @Statements(2)
   @Query(() => ReportPage, { description: 'List reports (spec 4.1), newest first by default' })
-  async reports(
+  reports(
     @Args(() => ReportsArgs) args: ReportsArgs,
     @Args(() => CursorArgs) { cursor }: CursorArgs,
     @Ctx() context: RequestContext,
     @Info() info: GraphQLResolveInfo,
   ): Promise<ReportPage> {
-    const organizationId = requireOrganization(context);
     const { limit, offset, order_by, ...filters } = args;
-    // Relations every row will ask for are read by the page's own statement and handed to their
-    // loaders: a page and its relations in one round trip, not one more per relation.
-    const relations = {
-      dealership: selectsNestedField(info, 'items', 'dealership'),
-      profile: selectsNestedField(info, 'items', 'profile'),
-    };
-    const written = context.writtenItems;
-    const {
-      related,
-      written: texts,
-      ...page
-    } = await listReports(
+    return listReports(
       context.reads,
-      organizationId,
+      requireOrganization(context),
       filters,
       { limit, offset, order_by, cursor },
-      selectsField(info, 'total'),
-      context.cursors,
-      relations,
-      selectedNestedFieldNames(info, 'items'),
-      selectsField(info, 'next_cursor') || selectsField(info, 'pageInfo'),
-      written?.select,
+      {
+        countTotal: selectsField(info, 'total'),
+        cursors: context.cursors,
+        nextPage: selectsField(info, 'next_cursor') || selectsField(info, 'pageInfo'),
+      },
     );
-    if (written && texts) written.texts = texts;
-    if (related) {
-      context.loaders.remember('dealership', related.dealerships);
-      context.loaders.remember('user', related.profiles);
-    }
-    return page;
   }
 
   @Statements(1)
@@ -90,6 +72,7 @@ function reportRelationsResolver(type: ClassType, profileInRest: boolean) {
   class ReportRelationsResolver {
     // Caches normalize on `id` (Apollo Client, urql graphcache) with no configuration.
     @Extensions(GRAPHQL_ONLY)
+    @SqlColumn('token')
     @FieldResolver(() => ID, { description: 'the report token: the identifier client caches normalize on' })
     id(@Root() report: { token: string }): string {
       return report.token;
@@ -97,6 +80,7 @@ function reportRelationsResolver(type: ClassType, profileInRest: boolean) {
 
     @Extensions(GRAPHQL_ONLY)
     @Statements(1)
+    @SqlJoin('organization_id')
     @FieldResolver(() => Organization)
     organization(@Root() report: ReportIds, @Ctx() context: RequestContext) {
       return context.loaders.organization.load(report.organization_id);
@@ -104,22 +88,23 @@ function reportRelationsResolver(type: ClassType, profileInRest: boolean) {
 
     @Extensions(GRAPHQL_ONLY)
     @Statements(1)
+    @SqlJoin('dealership_id')
     @FieldResolver(() => Dealership, { nullable: true })
     dealership(@Root() report: ReportIds, @Ctx() context: RequestContext) {
-      if (!report.dealership_id) return null;
-      return context.loaders.known.dealership.get(report.dealership_id) ?? context.loaders.dealership.load(report.dealership_id);
+      return report.dealership_id ? context.loaders.dealership.load(report.dealership_id) : null;
     }
 
     @Extensions(profileInRest ? restSelection('id name email phone') : GRAPHQL_ONLY)
     @Statements(1)
+    @SqlJoin('profile_id')
     @FieldResolver(() => User, { nullable: true, description: 'the creator; for lists, spec 2.2 "profile" (id, name, email, phone)' })
     profile(@Root() report: ReportIds, @Ctx() context: RequestContext) {
-      if (!report.profile_id) return null;
-      return context.loaders.known.user.get(report.profile_id) ?? context.loaders.user.load(report.profile_id);
+      return report.profile_id ? context.loaders.user.load(report.profile_id) : null;
     }
 
     @Extensions(GRAPHQL_ONLY)
     @Statements(1)
+    @SqlJoin('contact_id')
     @FieldResolver(() => Contact, { nullable: true })
     contact(@Root() report: ReportIds, @Ctx() context: RequestContext) {
       return report.contact_id ? context.loaders.contact.load(report.contact_id) : null;
@@ -127,6 +112,7 @@ function reportRelationsResolver(type: ClassType, profileInRest: boolean) {
 
     @Extensions(GRAPHQL_ONLY)
     @Statements(1)
+    @SqlJoin('counter_id')
     @FieldResolver(() => Report, { nullable: true, description: 'the original report of a counter-inspection' })
     counter(@Root() report: ReportIds, @Ctx() context: RequestContext) {
       return report.counter_id ? context.loaders.report.load(report.counter_id) : null;

@@ -2,11 +2,13 @@ import { ArgsType, Extensions, Field, ObjectType } from 'type-graphql';
 import { PageArgs, PageType } from '../../shared/pagination';
 import { Rules } from '../../shared/schema/input-rules';
 import { GRAPHQL_ONLY } from '../../shared/schema/rest-visibility';
+import { SqlTable } from '../../shared/schema/sql-source';
 import { DateTimeISO, JSON, UUID } from '../../shared/schema/scalars';
 
 export const USER_ORDER_FIELDS = ['created_at', 'name', 'email', 'last_activity'] as const;
 
 /** A user of the organization (spec 2.5). */
+@SqlTable('users')
 @ObjectType('User', { simpleResolvers: true })
 export class User {
   @Field(() => UUID)

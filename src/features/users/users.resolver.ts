@@ -2,6 +2,7 @@ import { Args, Ctx, Extensions, FieldResolver, Query, Resolver, Root } from 'typ
 import { Dealership } from '../dealerships/dealership.types';
 import { GRAPHQL_ONLY } from '../../shared/schema/rest-visibility';
 import { Statements } from '../../shared/schema/statements';
+import { SqlJoin } from '../../shared/schema/sql-source';
 import { requireOrganization, type RequestContext } from '../context';
 import { notFound } from '../../shared/errors';
 import { CursorArgs } from '../../shared/pagination';
@@ -36,6 +37,7 @@ export class UsersResolver {
 
   @Extensions(GRAPHQL_ONLY)
   @Statements(1)
+  @SqlJoin('dealership_id')
   @FieldResolver(() => Dealership, { nullable: true })
   dealership(@Root() user: User, @Ctx() context: RequestContext) {
     return user.dealership_id ? context.loaders.dealership.load(user.dealership_id) : null;

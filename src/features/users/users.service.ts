@@ -90,9 +90,6 @@ export const USER_COLUMNS = Prisma.raw(
     'u.role, u.photo, u.phone, u.position, u.email, u.last_activity, u.address',
 );
 
-/** Its timestamp columns: a page that plans its profiles in (report-query.ts) reads them as JSON. */
-export const USER_DATE_FIELDS = ['created_at', 'last_activity'] as const;
-
 /** Raw SQL on this per-request path (every page's `profile`): Prisma's findMany costs more CPU than the statement. */
 export function findUsers(prisma: PrismaClient, organizationId: string, ids: readonly string[]): Promise<User[]> {
   return prisma.$queryRaw<User[]>(
@@ -131,9 +128,9 @@ export async function listUsersByDealership(
   return pages;
 }
 
-/** What a user's answer depends on, read before it (conditional requests): `updated_at`, moved by every write. */
-export async function userVersion(prisma: PrismaClient, organizationId: string, id: string): Promise<Date | null> {
-  const rows = await prisma.$queryRaw<{ updated_at: Date }[]>`
-    SELECT u.updated_at FROM users u WHERE u.id = ${id}::uuid AND u.organization_id = ${organizationId}::uuid`;
-  return rows[0]?.updated_at ?? null;
+/** What a user's answer depends on, read before it (conditional requests): the row's version (`xmin`), new with every write, whoever makes it. */
+export async function userVersion(prisma: PrismaClient, organizationId: string, id: string): Promise<string | null> {
+  const rows = await prisma.$queryRaw<{ version: string }[]>`
+    SELECT u.xmin::text AS version FROM users u WHERE u.id = ${id}::uuid AND u.organization_id = ${organizationId}::uuid`;
+  return rows[0]?.version ?? null;
 }

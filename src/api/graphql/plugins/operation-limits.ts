@@ -11,7 +11,6 @@ import type { GraphQLSchema } from 'graphql';
 import type { RequestContext } from '../../../features/context';
 import { AppError, rateLimited } from '../../../shared/errors';
 import { EventLoopTurns } from '../../../platform/event-loop-turns';
-import type { RateLimitDecision } from '../../../platform/rate-limit/rate-limiter';
 import { chargeRequest, chargeWork, type ApiServices } from '../../request-context';
 import { requestError } from '../format-error';
 import {
@@ -106,15 +105,7 @@ export const LARGE_DOCUMENT_CHARACTERS = 2_000;
 /** Points of the organization's budget an operation is charged: its statements, and its introspection answer's size. */
 export const operationPoints = (cost: OperationCost) => cost.statements + cost.introspection / INTROSPECTION_VALUES_PER_POINT;
 
-/**
- * `chargedBefore`: the charge already made for this request before Apollo ran
- * (kept-answers-first.ts), which is not made again.
- */
-export function operationLimitsPlugin(
-  schema: GraphQLSchema,
-  services: ApiServices,
-  chargedBefore?: (context: RequestContext) => RateLimitDecision | undefined,
-): ApolloServerPlugin<RequestContext> {
+export function operationLimitsPlugin(schema: GraphQLSchema, services: ApiServices): ApolloServerPlugin<RequestContext> {
   const turns = new EventLoopTurns();
   const noTurn = () => undefined;
   const takeTurn = async (source: string | undefined) => ((source?.length ?? 0) > LARGE_DOCUMENT_CHARACTERS ? turns.take() : noTurn);
@@ -165,7 +156,7 @@ export function operationLimitsPlugin(
             if (introspectionPoints > 1) await chargeWork(services, contextValue, introspectionPoints - 1);
             return;
           }
-          const decision = chargedBefore?.(contextValue) ?? (await chargeRequest(services, contextValue.principal, operationPoints(cost)));
+          const decision = await chargeRequest(services, contextValue.principal, operationPoints(cost));
           for (const [name, value] of Object.entries(decision.headers)) response.http.headers.set(name, value);
           if (!decision.allowed) throw requestError(rateLimited(decision.retryAfterSeconds));
         },

@@ -1,0 +1,206 @@
+/**
+ * An operation's answer plan: for each root field, how it is answered. A `report` or `reports`
+ * field whose selection PostgreSQL writes (object-sql.ts) is answered by its one statement, which
+ * returns the JSON text of the report, or of each item of the page (the page's envelope, a few
+ * numbers and a signed cursor, is written here); every other root field, and a selection the SQL
+ * does not cover, goes to the typed path (graphql-jit or graphql-js), on a document of those fields
+ * alone. Decided once per document and operation (and values of @skip/@include variables), and
+ * kept beside the compiled documents (graphql/compiled-execution.ts; a REST route's with it).
+ */
+import {
+  getNamedType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { collectFields, collectSubfields } from 'graphql/execution/collectFields';
+import { getMetadataStorage } from 'type-graphql';
+import { PAGE_ROW_COLUMNS } from '../../features/reports/report-query';
+import { writtenObject, type ColumnCatalog, type SchemaFacts, type WrittenObject } from './object-sql';
+import type { GraphQLSchema } from 'graphql';
+
+/** A document of some of an operation's root fields, for the typed path. */
+export interface TypedOperation {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  /** tells this document apart from the whole one in the compiled documents' cache */
+  suffix: string;
+}
+
+/** A member of a page's envelope, written here: its response key and what it is. */
+export type EnvelopeMember =
+  | {
+      key: string;
+      kind: 'items' | 'limit' | 'offset' | 'total' | 'next_cursor' | 'endCursor' | 'hasNextPage' | 'typename';
+      typename?: string;
+    }
+  | { key: string; kind: 'pageInfo'; members: EnvelopeMember[] };
+
+interface RootBase {
+  key: string;
+  nodes: readonly FieldNode[];
+  field: GraphQLField<unknown, unknown>;
+  /** the object's SQL, the key's organization bound per request */
+  written: WrittenObject;
+  /** this field alone, for the typed path when the whole field is handed over */
+  alone: TypedOperation;
+}
+
+export type PlannedRoot =
+  | (RootBase & { kind: 'report'; type: GraphQLObjectType })
+  | (RootBase & { kind: 'reports'; envelope: EnvelopeMember[]; itemType: GraphQLObjectType; itemNodes: readonly FieldNode[] });
+
+export interface OperationPlan {
+  /** the root fields' response keys, in the answer's order */
+  keys: readonly string[];
+  planned: readonly PlannedRoot[];
+  /** the other root fields, answered by the typed path */
+  typed?: TypedOperation;
+  /** estimated heap the plan keeps */
+  bytes: number;
+}
+
+/** What the planner reads once per schema: the types' SQL declarations, the tables' columns, the fields with resolvers. */
+export function schemaFacts(schema: GraphQLSchema, columns: ColumnCatalog): SchemaFacts {
+  const storage = getMetadataStorage();
+  const typeNames = new Map<unknown, string>(storage.objectTypes.map((type) => [type.target, type.name]));
+  const resolved = new Set<string>();
+  for (const resolver of storage.fieldResolvers) {
+    const typeName = typeNames.get(resolver.getObjectType?.());
+    if (typeName) resolved.add(`${typeName}.${resolver.schemaName}`);
+  }
+  return { schema, columns, resolved };
+}
+
+export const fragmentsOf = (document: DocumentNode): Record<string, FragmentDefinitionNode> =>
+  Object.fromEntries(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
+
+/** The operation with only the root fields of these response keys (root selections are plain fields here). */
+function withRootKeys(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  keys: ReadonlySet<string>,
+  suffix: string,
+): TypedOperation {
+  const selections = operation.selectionSet.selections.filter(
+    (selection) => selection.kind === Kind.FIELD && keys.has(selection.alias?.value ?? selection.name.value),
+  );
+  const derived: OperationDefinitionNode = { ...operation, selectionSet: { ...operation.selectionSet, selections } };
+  return {
+    document: { ...document, definitions: document.definitions.map((d) => (d === operation ? derived : d)) },
+    operation: derived,
+    suffix,
+  };
+}
+
+/** The envelope of a page as written here, or undefined when it selects something else (or `items` twice). */
+function envelopeOf(
+  facts: SchemaFacts,
+  fragments: Record<string, FragmentDefinitionNode>,
+  variables: Record<string, unknown>,
+  type: GraphQLObjectType,
+  nodes: readonly FieldNode[],
+): { members: EnvelopeMember[]; items?: readonly FieldNode[] } | undefined {
+  const members: EnvelopeMember[] = [];
+  let items: readonly FieldNode[] | undefined;
+  for (const [key, fieldNodes] of collectSubfields(facts.schema, fragments, variables, type, nodes)) {
+    const name = fieldNodes[0]!.name.value;
+    if (fieldNodes.some((node) => node.arguments?.length)) return undefined;
+    if (name === '__typename') members.push({ key, kind: 'typename', typename: type.name });
+    else if (name === 'items') {
+      if (items) return undefined;
+      items = fieldNodes;
+      members.push({ key, kind: 'items' });
+    } else if (name === 'pageInfo') {
+      const pageInfo = type.getFields().pageInfo;
+      const infoType = pageInfo && getNamedType(pageInfo.type);
+      if (!isObjectType(infoType)) return undefined;
+      const inner = envelopeOf(facts, fragments, variables, infoType, fieldNodes);
+      if (!inner || inner.items) return undefined;
+      members.push({ key, kind: 'pageInfo', members: inner.members });
+    } else if (['limit', 'offset', 'total', 'next_cursor', 'endCursor', 'hasNextPage'].includes(name)) {
+      members.push({ key, kind: name as 'limit' });
+    } else return undefined;
+  }
+  return { members, items };
+}
+
+/** The answer plan of an operation; undefined when none of its root fields is written by PostgreSQL. */
+export function planOperation(
+  facts: SchemaFacts,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): OperationPlan | undefined {
+  const query = facts.schema.getQueryType();
+  if (operation.operation !== 'query' || !query) return undefined;
+  if (operation.selectionSet.selections.some((selection) => selection.kind !== Kind.FIELD)) return undefined;
+  const fragments = fragmentsOf(document);
+  const rootFields = collectFields(facts.schema, fragments, variables, query, operation.selectionSet);
+  const planned: PlannedRoot[] = [];
+  const typedKeys = new Set<string>();
+  let bytes = 1_000;
+  for (const [key, nodes] of rootFields) {
+    const root = planRoot(facts, document, operation, fragments, variables, query, key, nodes);
+    if (root) {
+      planned.push(root);
+      bytes += 2 * (root.written.json.length + root.written.bound.length + root.written.from.length) + 500;
+    } else typedKeys.add(key);
+  }
+  if (planned.length === 0) return undefined;
+  return {
+    keys: [...rootFields.keys()],
+    planned,
+    ...(typedKeys.size > 0 && { typed: withRootKeys(document, operation, typedKeys, ':typed') }),
+    bytes,
+  };
+}
+
+function planRoot(
+  facts: SchemaFacts,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  variables: Record<string, unknown>,
+  query: GraphQLObjectType,
+  key: string,
+  nodes: readonly FieldNode[],
+): PlannedRoot | undefined {
+  const field = query.getFields()[nodes[0]!.name.value];
+  if (!field) return undefined;
+  const type = getNamedType(field.type);
+  if (!isObjectType(type)) return undefined;
+  const alone = () => withRootKeys(document, operation, new Set([key]), `:${key}`);
+  if (field.name === 'report') {
+    const written = writtenObject(facts, fragments, variables, type, 'r', nodes);
+    return written && { kind: 'report', key, nodes, field, type, written, alone: alone() };
+  }
+  if (field.name === 'reports') {
+    const envelope = envelopeOf(facts, fragments, variables, type, nodes);
+    const itemsField = type.getFields().items;
+    const itemType = itemsField && getNamedType(itemsField.type);
+    if (!envelope?.items || !isObjectType(itemType)) return undefined;
+    const written = writtenObject(facts, fragments, variables, itemType, 'p', envelope.items, PAGE_ROW_COLUMNS);
+    return (
+      written && {
+        kind: 'reports',
+        key,
+        nodes,
+        field,
+        envelope: envelope.members,
+        itemType,
+        itemNodes: envelope.items,
+        written,
+        alone: alone(),
+      }
+    );
+  }
+  return undefined;
+}

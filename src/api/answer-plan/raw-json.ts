@@ -1,0 +1,38 @@
+/**
+ * A root field's value already written as JSON text (by PostgreSQL through the answer plan, or by
+ * the typed path for what the plan handed over). It stands for the value in an execution result;
+ * the interfaces write it as it is: GraphQL's `stringifyResult` where the value stands, REST as
+ * the whole body. It carries what the interfaces read from the value besides its text: the row's
+ * version (a report's ETag) and the next page's cursor (a list's Link header).
+ */
+import { randomUUID } from 'node:crypto';
+import type { FormattedExecutionResult } from 'graphql';
+
+export class RawJson {
+  constructor(
+    readonly text: string,
+    readonly meta: { version?: string; nextCursor?: string | null } = {},
+  ) {}
+
+  /** What a serializer that does not know it writes (sofa's Response, whose body REST replaces with `text`). */
+  toJSON(): null {
+    return null;
+  }
+}
+
+/** Stands for a RawJson while the rest of the result is written (random: nothing else in a result holds it). */
+const PLACEHOLDER = `raw-json-${randomUUID()}`;
+const QUOTED_PLACEHOLDER = JSON.stringify(PLACEHOLDER);
+
+/** Apollo's `stringifyResult`: its own (JSON and a newline), with each root field's RawJson written as it is. */
+export function stringifyResult(result: FormattedExecutionResult): string {
+  const data = result.data as Record<string, unknown> | null | undefined;
+  if (!data || !Object.values(data).some((value) => value instanceof RawJson)) return `${JSON.stringify(result)}\n`;
+  // Placeholders first (JSON.stringify would call toJSON before any replacer), in the order written.
+  const raw: string[] = [];
+  const placed = Object.fromEntries(
+    Object.entries(data).map(([key, value]) => [key, value instanceof RawJson ? (raw.push(value.text), PLACEHOLDER) : value]),
+  );
+  let index = 0;
+  return `${JSON.stringify({ ...result, data: placed }).replaceAll(QUOTED_PLACEHOLDER, () => raw[index++]!)}\n`;
+}

@@ -4,8 +4,8 @@
  * document is already the text the typed path writes for its field (a field's value never depends
  * on its siblings), so the answer is pieces of that text, cut where the selection's fields are
  * and joined in the selection's order (aliases, fragments, merged fields, @skip/@include,
- * `__typename`, as graphql-js collects them). The text is scanned, not parsed: no value is built
- * and written again. Writing the parts in SQL instead costs PostgreSQL a microsecond or more per
+ * `__typename`, as graphql-js collects them). The text is scanned once, not parsed, and only as far
+ * as the last selected member: no value is built and written again. Writing the parts in SQL instead costs PostgreSQL a microsecond or more per
  * leaf (docs/architecture.md, "Answering a report").
  */
 import {
@@ -20,8 +20,8 @@ import {
 } from 'graphql';
 import { collectSubfields } from 'graphql/execution/collectFields';
 
-/** Writes the selection of the typed value `text.slice(start, end)` (an object, or null). */
-export type Projector = (text: string, start?: number, end?: number) => string;
+/** Writes the selection of the typed value `text` (an object, or null). */
+export type Projector = (text: string) => string;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -53,31 +53,6 @@ function valueEnd(text: string, at: number): number {
   }
 }
 
-/** Where each member's value stands in the object `text[start, end)`: its key's start and end, then its value's. */
-function membersOf(text: string, start: number, end: number): Map<string, [number, number]> {
-  const members = new Map<string, [number, number]>();
-  for (let at = start + 1; at < end - 1;) {
-    // A member: "key":value (member names are GraphQL names: no escapes).
-    const keyEnd = text.indexOf('"', at + 1);
-    const valueStart = keyEnd + 2;
-    const valueStop = valueEnd(text, valueStart);
-    members.set(text.slice(at + 1, keyEnd), [valueStart, valueStop]);
-    at = valueStop + 1;
-  }
-  return members;
-}
-
-/** The items of the array `text[start, end)`: each one's start and end. */
-function itemsOf(text: string, start: number, end: number): [number, number][] {
-  const items: [number, number][] = [];
-  for (let at = start + 1; at < end - 1;) {
-    const stop = valueEnd(text, at);
-    items.push([at, stop]);
-    at = stop + 1;
-  }
-  return items;
-}
-
 const isNull = (text: string, start: number) => text.charCodeAt(start) === 0x6e; // 'n'ull
 
 /**
@@ -105,6 +80,108 @@ export function selectsWhole(
   });
 }
 
+/** One selected member of an object: its key, the field it reads, and how its value is written. */
+interface Member {
+  prefix: string;
+  /** the field's name in the typed text; undefined for `__typename`, written as `prefix` alone */
+  name?: string;
+  /** an object's (or a list of objects') selection; undefined for a leaf, written as it stands */
+  inner?: ObjectPlan;
+  list: boolean;
+}
+
+interface ObjectPlan {
+  whole: boolean;
+  members: Member[];
+  /** the members reading each field, by the field's name */
+  byName: Map<string, number[]>;
+}
+
+function plan(
+  schema: GraphQLSchema,
+  fragments: Record<string, FragmentDefinitionNode>,
+  variables: Record<string, unknown>,
+  type: GraphQLObjectType,
+  nodes: readonly FieldNode[],
+): ObjectPlan {
+  if (selectsWhole(schema, fragments, variables, type, nodes)) return { whole: true, members: [], byName: new Map() };
+  const members = [...collectSubfields(schema, fragments, variables, type, nodes)].map(([key, fieldNodes]): Member => {
+    const name = fieldNodes[0]!.name.value;
+    const prefix = `"${key}":`;
+    if (name === '__typename') return { prefix: prefix + JSON.stringify(type.name), list: false };
+    const field = type.getFields()[name]!;
+    const named = getNamedType(field.type);
+    if (!isObjectType(named)) return { prefix, name, list: false };
+    return { prefix, name, inner: plan(schema, fragments, variables, named, fieldNodes), list: isListType(getNullableType(field.type)) };
+  });
+  const byName = new Map<string, number[]>();
+  members.forEach((member, index) => {
+    if (member.name !== undefined) byName.set(member.name, [...(byName.get(member.name) ?? []), index]);
+  });
+  return { whole: false, members, byName };
+}
+
+/** Where a scan stopped: the text written, and the end of the value read (-1 when the caller did not need it). */
+interface Scanned {
+  written: string;
+  end: number;
+}
+
+/**
+ * Writes the selection of the object (or null) at `at`, reading its members once, in the order
+ * the typed text holds them; stops at the last selected one unless the caller needs the object's end.
+ */
+function scanObject(text: string, at: number, objectPlan: ObjectPlan, needEnd: boolean): Scanned {
+  if (objectPlan.whole || isNull(text, at)) {
+    const end = valueEnd(text, at);
+    return { written: text.slice(at, end), end };
+  }
+  const { members, byName } = objectPlan;
+  const values: string[] = members.map((member) => (member.name === undefined ? member.prefix : ''));
+  let remaining = byName.size;
+  let i = at + 1;
+  while (text.charCodeAt(i) !== CLOSE_OBJECT) {
+    // A member: "key":value (member names are GraphQL names: no escapes).
+    const keyEnd = text.indexOf('"', i + 1);
+    const valueStart = keyEnd + 2;
+    const readers = remaining > 0 ? byName.get(text.slice(i + 1, keyEnd)) : undefined;
+    let valueStop = -1;
+    if (readers) {
+      remaining -= 1;
+      // The last selected member of an object whose end nobody needs: the scan ends with it.
+      const last = remaining === 0 && !needEnd && readers.length === 1;
+      for (const index of readers) {
+        const member = members[index]!;
+        const scanned = member.inner
+          ? member.list
+            ? scanList(text, valueStart, member.inner)
+            : scanObject(text, valueStart, member.inner, !last)
+          : { written: '', end: valueStop >= 0 ? valueStop : valueEnd(text, valueStart) };
+        valueStop = scanned.end;
+        values[index] = member.prefix + (member.inner ? scanned.written : text.slice(valueStart, valueStop));
+      }
+      if (last) return { written: `{${values.join(',')}}`, end: -1 };
+    }
+    if (valueStop < 0) valueStop = valueEnd(text, valueStart);
+    // past the comma, or onto the closing brace
+    i = text.charCodeAt(valueStop) === COMMA ? valueStop + 1 : valueStop;
+  }
+  return { written: `{${values.join(',')}}`, end: i + 1 };
+}
+
+/** A list of objects (or null): each item's selection. */
+function scanList(text: string, at: number, itemPlan: ObjectPlan): Scanned {
+  if (isNull(text, at)) return { written: 'null', end: at + 4 };
+  const written: string[] = [];
+  let i = at + 1;
+  while (text.charCodeAt(i) !== CLOSE_ARRAY) {
+    const item = scanObject(text, i, itemPlan, true);
+    written.push(item.written);
+    i = text.charCodeAt(item.end) === COMMA ? item.end + 1 : item.end;
+  }
+  return { written: `[${written.join(',')}]`, end: i + 1 };
+}
+
 export function projector(
   schema: GraphQLSchema,
   fragments: Record<string, FragmentDefinitionNode>,
@@ -112,43 +189,6 @@ export function projector(
   type: GraphQLObjectType,
   nodes: readonly FieldNode[],
 ): Projector {
-  if (selectsWhole(schema, fragments, variables, type, nodes)) return (text, start = 0, end = text.length) => text.slice(start, end);
-  type Member = (text: string, members: Map<string, [number, number]>) => string;
-  const members: Member[] = [...collectSubfields(schema, fragments, variables, type, nodes)].map(([key, fieldNodes]) => {
-    const name = fieldNodes[0]!.name.value;
-    const prefix = `"${key}":`;
-    if (name === '__typename') {
-      const written = prefix + JSON.stringify(type.name);
-      return () => written;
-    }
-    const field = type.getFields()[name]!;
-    const named = getNamedType(field.type);
-    if (!isObjectType(named)) {
-      return (text, found) => {
-        const [start, end] = found.get(name)!;
-        return prefix + text.slice(start, end);
-      };
-    }
-    const inner = projector(schema, fragments, variables, named, fieldNodes);
-    if (!isListType(getNullableType(field.type))) {
-      return (text, found) => {
-        const [start, end] = found.get(name)!;
-        return prefix + inner(text, start, end);
-      };
-    }
-    return (text, found) => {
-      const [start, end] = found.get(name)!;
-      if (isNull(text, start)) return `${prefix}null`;
-      return `${prefix}[${itemsOf(text, start, end)
-        .map(([itemStart, itemEnd]) => inner(text, itemStart, itemEnd))
-        .join(',')}]`;
-    };
-  });
-  return (text, start = 0, end = text.length) => {
-    if (isNull(text, start)) return 'null';
-    const found = membersOf(text, start, end);
-    let written = '{';
-    for (let index = 0; index < members.length; index += 1) written += (index === 0 ? '' : ',') + members[index]!(text, found);
-    return `${written}}`;
-  };
+  const objectPlan = plan(schema, fragments, variables, type, nodes);
+  return (text) => scanObject(text, 0, objectPlan, false).written;
 }

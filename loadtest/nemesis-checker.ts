@@ -114,7 +114,12 @@ export function checkHistory(input: CheckInput): CheckResult {
   let found = 0;
   for (const [key, token] of acknowledged) {
     if (final.get(key)?.includes(token)) found += 1;
-    else problems.push(`lead ${key} answered 201 (${token}) is not in the final table (lost write)`);
+    else {
+      const attempts = operations
+        .filter((op) => op.key === key)
+        .map((op) => `${op.status || op.failed} sent ${op.sentAt.toFixed(0)} answered ${op.answeredAt.toFixed(0)} ms`);
+      problems.push(`lead ${key} answered 201 (${token}) is not in the final table (lost write); attempts: ${attempts.join(', ')}`);
+    }
   }
   const duplicates = input.finalReports.filter((r) => r.tokens.length > 1);
   for (const r of duplicates) problems.push(`key ${r.key} has ${r.tokens.length} reports (idempotency broken)`);

@@ -178,7 +178,7 @@ beforeAll(async () => {
   } finally {
     await direct.close();
   }
-  process.stdout.write(`\nPatroni topology in ${topology.dir}\n`);
+  process.stdout.write(`\nPatroni topology in ${topology.dir}, balancer and service data in ${dataDir}\n`);
   await createProbeTable(topology.primaryUrl);
   await startApp('api-1');
   await startApp('api-2');
@@ -212,7 +212,7 @@ afterAll(async () => {
   await balancer?.close();
   for (const app of apps.splice(0)) await app.close().catch(() => undefined);
   await topology?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  if (dataDir && process.env.PATRONI_KEEP_DIR !== '1') rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** One nemesis under lead writers, readers and the write probe; the checker's verdict. */

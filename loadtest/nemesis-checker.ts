@@ -7,8 +7,10 @@
  * What must hold:
  * 1. every lead answered 201 is in the final table, with the token the client was given;
  * 2. each Idempotency-Key has exactly one report, however often it was retried;
- * 3. every answer is a 2xx, a 4xx, or a 503 with Retry-After (no other 5xx, no request left
- *    without an answer);
+ * 3. every answer is a 2xx, a 4xx, or a 503 with Retry-After (no other 5xx). A request that got
+ *    no answer at all (the connection closed under it, the client's timeout) is what Jepsen calls
+ *    indeterminate: counted apart (`noAnswer`), for the caller to bound; its key is retried like
+ *    after a 503 and must still end with exactly one report;
  * 4. no two nodes accepted writes in the same interval: in the write probe's history
  *    (loadtest/write-probe.ts, straight to each node), no node acknowledged a write both before
  *    and after another node's acknowledged write, the windows [sent, answered] being ordered
@@ -58,6 +60,8 @@ export interface CheckFigures {
   /** answers 503 (all with Retry-After, or they are problems too) */
   answers503: number;
   answersByStatus: Record<string, number>;
+  /** requests that got no HTTP answer (indeterminate) */
+  noAnswer: number;
   /** the longest time without a 201, from the fault on (s): how long writes were away */
   longestWriteGapSeconds?: number;
   /** fault -> the 201 that ended the longest gap (s): when writes were back */
@@ -130,7 +134,7 @@ export function checkHistory(input: CheckInput): CheckResult {
   for (const op of operations) {
     const label = op.status === 0 ? `no answer (${op.failed ?? 'unknown'})` : op.status === 503 && !op.retryAfter ? '503 without Retry-After' : String(op.status);
     answersByStatus[`${op.kind} ${label}`] = (answersByStatus[`${op.kind} ${label}`] ?? 0) + 1;
-    if (!allowed(op)) bad.set(`${op.kind} ${label}`, (bad.get(`${op.kind} ${label}`) ?? 0) + 1);
+    if (op.status !== 0 && !allowed(op)) bad.set(`${op.kind} ${label}`, (bad.get(`${op.kind} ${label}`) ?? 0) + 1);
   }
   for (const [label, n] of bad) problems.push(`${n} × ${label}: only 2xx, 4xx and 503 with Retry-After are allowed`);
 
@@ -175,6 +179,7 @@ export function checkHistory(input: CheckInput): CheckResult {
       found,
       duplicates: duplicates.length,
       answers503: operations.filter((op) => op.status === 503).length,
+      noAnswer: operations.filter((op) => op.status === 0).length,
       answersByStatus,
       longestWriteGapSeconds,
       writesBackAfterSeconds,

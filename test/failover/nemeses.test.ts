@@ -200,13 +200,14 @@ afterAll(async () => {
         f.longestWriteGapSeconds?.toFixed(1) ?? '-',
         f.writesBackAfterSeconds?.toFixed(1) ?? '-',
         f.answers503,
+        f.noAnswer,
         `${f.acknowledged} / ${f.found}`,
         f.duplicates,
         JSON.stringify(f.probeAcknowledgedByNode),
       ].join(' | '),
     );
     process.stdout.write(
-      `\nnemesis | target | new leader | longest write gap (s) | writes back after (s) | 503s | acknowledged / found | duplicates | probe writes acknowledged per node\n${rows.join('\n')}\n`,
+      `\nnemesis | target | new leader | longest write gap (s) | writes back after (s) | 503s | no answer | acknowledged / found | duplicates | probe writes acknowledged per node\n${rows.join('\n')}\n`,
     );
   }
   await balancer?.close();
@@ -320,6 +321,7 @@ describe('Patroni under every nemesis (lead writers with Idempotency-Keys, reade
   it('pgbouncer-restart: the checker finds nothing wrong', async () => {
     const { problems, figures } = await underNemesis('pgbouncer-restart');
     expect(problems).toEqual([]);
+    expect(figures.noAnswer).toBe(0);
     expect(figures.acknowledged).toBeGreaterThan(0);
   });
 
@@ -327,26 +329,35 @@ describe('Patroni under every nemesis (lead writers with Idempotency-Keys, reade
     const { problems, figures } = await underNemesis('api-kill');
     expect(problems).toEqual([]);
     expect(figures.acknowledged).toBeGreaterThan(0);
+    // Not yet zero: a request or two in flight at the kill get their connection closed by HAProxy
+    // with no answer and no log line (reproduced outside the service; docs/deploy.md). At most
+    // one per client, and their keys still end with exactly one report (checked above).
+    expect(figures.noAnswer).toBeLessThanOrEqual(WRITERS + READERS);
   });
 
   it('pause of the leader past the TTL: another node promoted, the paused one never acknowledges a write again and rejoins as a replica', async () => {
-    const { run, problems } = await underNemesis('pause');
+    const { run, problems, figures } = await underNemesis('pause');
     expect(problems).toEqual([]);
+    expect(figures.noAnswer).toBe(0);
     expect(run.newLeader?.name).toBeDefined();
     expect(run.newLeader!.name).not.toBe(run.target);
     await expectReplica(run.target);
   });
 
   it('dcs-loss (etcd stopped 30 s, failsafe mode): the leader keeps writing, nothing lost', async () => {
-    const { run, problems } = await underNemesis('dcs-loss');
+    const { run, problems, figures } = await underNemesis('dcs-loss');
     expect(problems).toEqual([]);
+    expect(figures.noAnswer).toBe(0);
+    // Failsafe mode: writes went on while etcd was away.
+    expect(figures.longestWriteGapSeconds!).toBeLessThan(5);
     expect(run.newLeader).toBeUndefined();
     expect(await topology!.leader()).toBe(run.leaderBefore);
   });
 
   it('partition of the leader from etcd and the standbys (30 s): a standby promoted, the old leader demoted, no two writers, rejoins', async () => {
-    const { run, problems } = await underNemesis('partition');
+    const { run, problems, figures } = await underNemesis('partition');
     expect(problems).toEqual([]);
+    expect(figures.noAnswer).toBe(0);
     expect(run.newLeader?.name).toBeDefined();
     expect(run.newLeader!.name).not.toBe(run.target);
     await expectReplica(run.target);

@@ -64,7 +64,7 @@ export interface CheckFigures {
   noAnswer: number;
   /** the longest time without a 201, from the fault on (s): how long writes were away */
   longestWriteGapSeconds?: number;
-  /** fault -> the 201 that ended the longest gap (s): when writes were back */
+  /** fault -> the 201 that ended the longest gap (s): when writes were back; 0 when no gap reached a second */
   writesBackAfterSeconds?: number;
   /** the probe: acknowledged writes per node */
   probeAcknowledgedByNode: Record<string, number>;
@@ -169,7 +169,8 @@ export function checkHistory(input: CheckInput): CheckResult {
       previous = op.answeredAt;
     }
     longestWriteGapSeconds = gap / 1000;
-    writesBackAfterSeconds = gapEnd === undefined ? undefined : Math.max(0, gapEnd - faultAt) / 1000;
+    // Writes that never stopped (no gap of a second) were never "back": 0.
+    writesBackAfterSeconds = gap < 1_000 ? 0 : gapEnd === undefined ? undefined : Math.max(0, gapEnd - faultAt) / 1000;
   }
 
   return {

@@ -329,9 +329,9 @@ describe('Patroni under every nemesis (lead writers with Idempotency-Keys, reade
     const { problems, figures } = await underNemesis('api-kill');
     expect(problems).toEqual([]);
     expect(figures.acknowledged).toBeGreaterThan(0);
-    // Not yet zero: a request or two in flight at the kill get their connection closed by HAProxy
-    // with no answer and no log line (reproduced outside the service; docs/deploy.md). At most
-    // one per client, and their keys still end with exactly one report (checked above).
+    // A request in flight on the killed instance that was not the first on its client connection
+    // gets that connection closed with no answer: HAProxy's design, so that the client may send it
+    // again (docs/deploy.md). At most one per client; their keys still end with one report (above).
     expect(figures.noAnswer).toBeLessThanOrEqual(WRITERS + READERS);
   });
 

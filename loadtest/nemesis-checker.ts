@@ -94,7 +94,9 @@ export function interleavedWriters(probes: ProbeWrite[]): string[] {
     for (const [node, span] of byNode) {
       if (node === b.node) continue;
       if (span.firstAnswered < b.sentAt && b.answeredAt! < span.lastSent) {
-        found.push(`${node} acknowledged writes before and after ${b.node}'s write #${b.seq} (${b.sentAt.toFixed(0)}-${b.answeredAt!.toFixed(0)} ms)`);
+        found.push(
+          `${node} acknowledged writes before and after ${b.node}'s write #${b.seq} (${b.sentAt.toFixed(0)}-${b.answeredAt!.toFixed(0)} ms)`,
+        );
         break;
       }
     }
@@ -132,7 +134,12 @@ export function checkHistory(input: CheckInput): CheckResult {
   const answersByStatus: Record<string, number> = {};
   const bad = new Map<string, number>();
   for (const op of operations) {
-    const label = op.status === 0 ? `no answer (${op.failed ?? 'unknown'})` : op.status === 503 && !op.retryAfter ? '503 without Retry-After' : String(op.status);
+    const label =
+      op.status === 0
+        ? `no answer (${op.failed ?? 'unknown'})`
+        : op.status === 503 && !op.retryAfter
+          ? '503 without Retry-After'
+          : String(op.status);
     answersByStatus[`${op.kind} ${label}`] = (answersByStatus[`${op.kind} ${label}`] ?? 0) + 1;
     if (op.status !== 0 && !allowed(op)) bad.set(`${op.kind} ${label}`, (bad.get(`${op.kind} ${label}`) ?? 0) + 1);
   }
@@ -148,7 +155,8 @@ export function checkHistory(input: CheckInput): CheckResult {
     for (const p of probes) {
       if (p.ok && !input.probeRowsFound.has(p.seq)) probeAcknowledgedLost += 1;
     }
-    if (probeAcknowledgedLost > 0) problems.push(`${probeAcknowledgedLost} writes acknowledged by a node (write probe) are not in the final table`);
+    if (probeAcknowledgedLost > 0)
+      problems.push(`${probeAcknowledgedLost} writes acknowledged by a node (write probe) are not in the final table`);
   }
 
   // Figures: how long writes were away.

@@ -58,7 +58,7 @@ export async function createNodeNetwork(count: number): Promise<NodeNetwork> {
   const taken = await usedPrefixes();
   let prefix = '';
   for (let attempt = 0; attempt < 50 && !prefix; attempt += 1) {
-    const candidate = `10.${100 + randomBytes(1)[0]! % 100}.${randomBytes(1)[0]! % 250}`;
+    const candidate = `10.${100 + (randomBytes(1)[0]! % 100)}.${randomBytes(1)[0]! % 250}`;
     if (!taken.includes(`${candidate}.`)) prefix = candidate;
   }
   if (!prefix) throw new Error('no free 10.x.y.0/24 for the nodes');

@@ -135,9 +135,11 @@ export function parseOptions(argv: string[]): LoadTestOptions {
   if (topology !== 'patroni' && values['kill-leader-after']) throw new Error(`--kill-leader-after needs --topology patroni\n\n${USAGE}`);
   const duration = positive('duration', values.duration, 60);
   const nemesis = values.nemesis;
-  if (nemesis !== undefined && !isNemesis(nemesis)) throw new Error(`--nemesis is one of ${NEMESES.join(', ')}, got "${nemesis}"\n\n${USAGE}`);
+  if (nemesis !== undefined && !isNemesis(nemesis))
+    throw new Error(`--nemesis is one of ${NEMESES.join(', ')}, got "${nemesis}"\n\n${USAGE}`);
   if (nemesis !== undefined && topology !== 'patroni') throw new Error(`--nemesis needs --topology patroni\n\n${USAGE}`);
-  if (nemesis !== undefined && values['kill-leader-after']) throw new Error(`--nemesis replaces --kill-leader-after: one or the other\n\n${USAGE}`);
+  if (nemesis !== undefined && values['kill-leader-after'])
+    throw new Error(`--nemesis replaces --kill-leader-after: one or the other\n\n${USAGE}`);
   const killLeaderAfter =
     topology === 'patroni' && nemesis === undefined ? positive('kill-leader-after', values['kill-leader-after'], duration / 2) : undefined;
   if (killLeaderAfter !== undefined && killLeaderAfter >= duration)

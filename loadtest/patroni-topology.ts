@@ -279,7 +279,12 @@ export async function startPatroniTopology(
     // (setpriv); both exec in place, so the PID we hold is the program's own.
     const command =
       prefix.length > 0
-        ? [...prefix, ...(asPostgres && ids ? ['setpriv', '--reuid=postgres', '--regid=postgres', '--init-groups', '--'] : []), file, ...args]
+        ? [
+            ...prefix,
+            ...(asPostgres && ids ? ['setpriv', '--reuid=postgres', '--regid=postgres', '--init-groups', '--'] : []),
+            file,
+            ...args,
+          ]
         : [file, ...args];
     const child = spawn(command[0]!, command.slice(1), {
       cwd: dir,
@@ -306,17 +311,17 @@ export async function startPatroniTopology(
     const etcdHost = network?.bridgeAddress ?? '127.0.0.1';
     const etcdUrl = `http://${etcdHost}:${etcdClient}`;
     const etcdArgs = [
-        '--name=vr-etcd',
-        `--data-dir=${path.join(dir, 'etcd')}`,
-        `--listen-client-urls=${[...new Set([etcdUrl, `http://127.0.0.1:${etcdClient}`])].join(',')}`,
-        `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
-        `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
-        `--initial-cluster=vr-etcd=http://127.0.0.1:${etcdPeer}`,
-        '--initial-cluster-state=new',
-        // Patroni talks to it through the v2 API (deploy/patroni/patroni.yml says why).
-        '--enable-v2=true',
-      ];
+      '--name=vr-etcd',
+      `--data-dir=${path.join(dir, 'etcd')}`,
+      `--listen-client-urls=${[...new Set([etcdUrl, `http://127.0.0.1:${etcdClient}`])].join(',')}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-cluster=vr-etcd=http://127.0.0.1:${etcdPeer}`,
+      '--initial-cluster-state=new',
+      // Patroni talks to it through the v2 API (deploy/patroni/patroni.yml says why).
+      '--enable-v2=true',
+    ];
     const startEtcd = async () => {
       spawnLogged('etcd', BINARIES.etcd, etcdArgs, false);
       await until('etcd to answer', 20_000, async () => (await fetch(`${etcdUrl}/health`)).ok);

@@ -100,7 +100,11 @@ export class WriteProbe {
     while (this.running) {
       const began = this.now();
       if (!client) {
-        const fresh = new pg.Client({ connectionString: target.url, connectionTimeoutMillis: timeoutMs, application_name: 'vr-write-probe' });
+        const fresh = new pg.Client({
+          connectionString: target.url,
+          connectionTimeoutMillis: timeoutMs,
+          application_name: 'vr-write-probe',
+        });
         fresh.on('error', () => undefined);
         try {
           await fresh.connect();
@@ -119,7 +123,10 @@ export class WriteProbe {
           timer = setTimeout(() => resolve('timeout'), timeoutMs);
         });
         try {
-          const result = await Promise.race([current.query(`INSERT INTO ${PROBE_TABLE} (seq, node) VALUES ($1, $2)`, [seq, target.name]), timedOut]);
+          const result = await Promise.race([
+            current.query(`INSERT INTO ${PROBE_TABLE} (seq, node) VALUES ($1, $2)`, [seq, target.name]),
+            timedOut,
+          ]);
           if (result === 'timeout') {
             write.error = 'timeout';
             destroy(current);

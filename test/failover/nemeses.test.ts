@@ -96,7 +96,14 @@ async function startApp(name: string): Promise<RunningApp> {
     refusalDelayMs: 0,
     rateLimits: { ...defaults.rateLimits, requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 1_000_000 },
     organizationConcurrency: { limit: 1_000, maxQueued: 1_000, maxWaitMs: 30_000 },
-    dispatcher: { ...defaults.dispatcher, pollIntervalMs: 200, leaseMs: 5_000, sendTimeoutMs: 2_000, backoffBaseMs: 200, backoffMaxMs: 1_000 },
+    dispatcher: {
+      ...defaults.dispatcher,
+      pollIntervalMs: 200,
+      leaseMs: 5_000,
+      sendTimeoutMs: 2_000,
+      backoffBaseMs: 200,
+      backoffMaxMs: 1_000,
+    },
   };
   const dispatcher: RunningDispatcher = startDispatcher(db, config, logger.child({ test: 'nemeses' }));
   const express: Express = await createApp({ db, config });

@@ -53,13 +53,22 @@ describe('nemesis checker', () => {
     expect(checkHistory({ operations: clean, finalReports: [{ key: 'k1', tokens: ['t1'] }] }).problems).toEqual([
       expect.stringMatching(/lead k2 answered 201 \(t2\) is not in the final table/),
     ]);
-    expect(checkHistory({ operations: clean, finalReports: [{ key: 'k1', tokens: ['t1'] }, { key: 'k2', tokens: ['other'] }] }).problems).toEqual([
-      expect.stringMatching(/lead k2 answered 201/),
-    ]);
+    expect(
+      checkHistory({
+        operations: clean,
+        finalReports: [
+          { key: 'k1', tokens: ['t1'] },
+          { key: 'k2', tokens: ['other'] },
+        ],
+      }).problems,
+    ).toEqual([expect.stringMatching(/lead k2 answered 201/)]);
   });
 
   it('finds a key with two reports', () => {
-    const { problems, figures } = checkHistory({ operations: clean, finalReports: [finalReports[0]!, { key: 'k2', tokens: ['t2', 't3'] }] });
+    const { problems, figures } = checkHistory({
+      operations: clean,
+      finalReports: [finalReports[0]!, { key: 'k2', tokens: ['t2', 't3'] }],
+    });
     expect(problems).toEqual([expect.stringMatching(/key k2 has 2 reports/)]);
     expect(figures.duplicates).toBe(1);
   });

@@ -50,7 +50,7 @@ const START_TIMEOUT_MS = 2 * 190_000 + 40_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const WRITERS = 4;
 const READERS = 2;
-/** etcd away, the partition: as the issue asks. The pause lasts the leader TTL + 5 s (25 s). */
+/** etcd away, the partition, the pause: 30 s each, as the issue asks (a pause must outlast the TTL, 20 s). */
 const FAULT_MS = 30_000;
 /** After the fault is healed, traffic goes on until a lead sent after the heal is acknowledged, at most this long. */
 const WRITES_BACK_WITHIN_MS = 40_000;
@@ -356,7 +356,7 @@ describe('Patroni under every nemesis (lead writers with Idempotency-Keys, reade
     expect(problems).toEqual([]);
     expect(figures.noAnswer).toBe(0);
     // Failsafe mode: writes went on while etcd was away.
-    expect(figures.longestWriteGapSeconds!).toBeLessThan(5);
+    expect(figures.longestWriteGapSeconds!).toBeLessThan(10);
     expect(run.newLeader).toBeUndefined();
     expect(await topology!.leader()).toBe(run.leaderBefore);
   });

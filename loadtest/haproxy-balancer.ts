@@ -6,7 +6,7 @@
  * Needs the haproxy binary (Debian: apt-get install haproxy).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { PROJECT_ROOT } from '../src/platform/project-root';
@@ -45,6 +45,9 @@ export async function startHaproxy(options: { backends: Backend[]; dir: string; 
   writeFileSync(file, localHaproxyConfig(readFileSync(DEPLOY_HAPROXY_CONFIG, 'utf8'), port, backends));
   const state = backends.map((b) => ({ name: b.name, healthy: true }));
   const child = spawn('haproxy', ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its log (one line per request: timings, termination state) next to its configuration.
+  const log = createWriteStream(path.join(options.dir, 'haproxy-balancer.log'), { flags: 'a' });
+  child.once('exit', () => log.end());
   const started = new Promise<void>((resolve, reject) => {
     child.once('error', (error) => reject(new Error(`cannot run haproxy (apt-get install haproxy): ${error.message}`)));
     child.once('spawn', () => resolve());
@@ -52,6 +55,7 @@ export async function startHaproxy(options: { backends: Backend[]; dir: string; 
   // Server state changes, e.g. "Server api/api-1 is DOWN, reason: Layer4 connection problem, …"
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => {
+      log.write(`${line}\n`);
       const change = /Server \S+\/(\S+) is (DOWN|UP)(?:, reason: ([^,]+))?/.exec(line);
       const backend = change && state.find((b) => b.name === change[1]);
       // HAProxy reports a change both as a warning (stderr) and in its log (stdout): once is enough.

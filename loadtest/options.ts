@@ -1,5 +1,6 @@
 /** Command-line options of `npm run loadtest` (see loadtest/run.ts for the list). */
 import { parseArgs } from 'node:util';
+import { isNemesis, NEMESES, type NemesisName } from './nemesis';
 
 export interface LoadTestOptions {
   /** seconds of mixed traffic */
@@ -41,6 +42,14 @@ export interface LoadTestOptions {
    * (default: half the duration).
    */
   killLeaderAfter?: number;
+  /**
+   * patroni: instead of the kill -9, one nemesis of loadtest/nemesis.ts at `nemesisAfter` seconds
+   * (default a third of the run), its fault lasting `faultSeconds`; a write probe on every node and
+   * the history checker (loadtest/nemesis-checker.ts) judge the run.
+   */
+  nemesis?: NemesisName;
+  nemesisAfter?: number;
+  faultSeconds: number;
   /** seconds the standby stays down in the replica topology */
   replicaOutage: number;
 }
@@ -68,7 +77,13 @@ const USAGE = `npm run loadtest -- [options]
                            or patroni: etcd + three PostgreSQL nodes under Patroni (synchronous
                            mode), HAProxy (/primary, /replica), PgBouncer (deploy/patroni/)
   --kill-leader-after S    patroni: kill -9 the leader's postmaster S seconds into the traffic
-                           (default: half of --duration); prints the write gap`;
+                           (default: half of --duration); prints the write gap
+  --nemesis NAME           patroni: instead, one of ${NEMESES.join(', ')}
+                           (loadtest/nemesis.ts) behind HAProxy, with a write probe on every node
+                           and the history checker; give it --duration 90 or more
+  --nemesis-after S        when it strikes (default: a third of --duration)
+  --fault S                how long etcd stays down, the partition holds, the pause lasts
+                           (default 30; a pause lasts at least the leader TTL + 5 s)`;
 
 function positive(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -100,6 +115,9 @@ export function parseOptions(argv: string[]): LoadTestOptions {
       topology: { type: 'string' },
       'replica-outage': { type: 'string' },
       'kill-leader-after': { type: 'string' },
+      nemesis: { type: 'string' },
+      'nemesis-after': { type: 'string' },
+      fault: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -116,11 +134,26 @@ export function parseOptions(argv: string[]): LoadTestOptions {
     throw new Error(`--topology ${topology} starts its own servers: no --database-url\n\n${USAGE}`);
   if (topology !== 'patroni' && values['kill-leader-after']) throw new Error(`--kill-leader-after needs --topology patroni\n\n${USAGE}`);
   const duration = positive('duration', values.duration, 60);
-  const killLeaderAfter = topology === 'patroni' ? positive('kill-leader-after', values['kill-leader-after'], duration / 2) : undefined;
+  const nemesis = values.nemesis;
+  if (nemesis !== undefined && !isNemesis(nemesis))
+    throw new Error(`--nemesis is one of ${NEMESES.join(', ')}, got "${nemesis}"\n\n${USAGE}`);
+  if (nemesis !== undefined && topology !== 'patroni') throw new Error(`--nemesis needs --topology patroni\n\n${USAGE}`);
+  if (nemesis !== undefined && values['kill-leader-after'])
+    throw new Error(`--nemesis replaces --kill-leader-after: one or the other\n\n${USAGE}`);
+  const killLeaderAfter =
+    topology === 'patroni' && nemesis === undefined ? positive('kill-leader-after', values['kill-leader-after'], duration / 2) : undefined;
   if (killLeaderAfter !== undefined && killLeaderAfter >= duration)
     throw new Error(`--kill-leader-after must be shorter than --duration (${duration} s)\n\n${USAGE}`);
+  const nemesisAfter = nemesis !== undefined ? positive('nemesis-after', values['nemesis-after'], duration / 3) : undefined;
+  const faultSeconds = positive('fault', values.fault, 30);
+  if (nemesisAfter !== undefined && nemesisAfter >= duration)
+    throw new Error(`--nemesis-after must be shorter than --duration (${duration} s)\n\n${USAGE}`);
   return {
-    balancer,
+    // The api-kill nemesis is one instance killed behind HAProxy; every nemesis is judged through it.
+    balancer: nemesis !== undefined ? 'haproxy' : balancer,
+    nemesis,
+    nemesisAfter,
+    faultSeconds,
     topology,
     replicaOutage: positive('replica-outage', values['replica-outage'], 10),
     duration,
@@ -134,7 +167,8 @@ export function parseOptions(argv: string[]): LoadTestOptions {
     redisUrl: values['redis-url'] ?? 'redis://127.0.0.1:6379/5',
     restartDelay: positive('restart-delay', values['restart-delay'], 5),
     drainTimeout: positive('drain-timeout', values['drain-timeout'], 90),
-    kill: !values['no-kill'],
+    // With a nemesis, the only fault is the nemesis.
+    kill: !values['no-kill'] && nemesis === undefined,
     pgRestart: !values['no-pg-restart'],
     gracefulRestart: values['graceful-restart'] === true,
     keep: values.keep === true,

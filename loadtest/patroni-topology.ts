@@ -32,6 +32,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from '../src/platform/project-root';
 import { freePort, sleep } from './net';
+import { createNodeNetwork, type NodeNetwork } from './node-network';
 import { query } from './replication-cluster';
 
 const run = promisify(execFile);
@@ -80,6 +81,8 @@ export interface PatroniMember {
 
 export interface PatroniNode {
   name: string;
+  /** where the node listens: 127.0.0.1, or its own address in its network namespace */
+  host: string;
   pgPort: number;
   restPort: number;
   dataDir: string;
@@ -105,7 +108,30 @@ export interface PatroniTopology {
   waitUntilHealthy(options?: { timeoutMs?: number; replicas?: number }): Promise<{ leader: string }>;
   /** `kill -9` of the leader's postmaster (the PID in its postmaster.pid); returns the node's name. */
   killLeaderPostmaster(): Promise<{ name: string; pid: number }>;
+  /**
+   * SIGSTOP of the leader's Patroni, its postmaster and every child of the postmaster (backends,
+   * WAL sender, checkpointer...): the whole node frozen, as a stalled VM or a long GC pause would.
+   */
+  pauseLeader(): Promise<PausedNode>;
+  /** SIGCONT of what pauseLeader() stopped. */
+  resume(paused: PausedNode): void;
+  /** etcd stopped (SIGTERM, its data kept) / started again with the same data and ports. */
+  stopEtcd(): Promise<void>;
+  startEtcd(): Promise<void>;
+  /** Whether the nodes run in network namespaces of their own (as root), which partition needs. */
+  readonly isolatedNodes: boolean;
+  /** The leader cut off from etcd and from the other nodes (still reachable by HAProxy and clients). */
+  partitionLeader(): Promise<{ name: string }>;
+  /** Undoes partitionLeader(). */
+  healPartition(): Promise<void>;
+  /** PgBouncer stopped (SIGTERM: immediate shutdown, its clients cut) and started again on the same port. */
+  restartPgbouncer(): Promise<{ downMs: number }>;
   stop(): Promise<void>;
+}
+
+export interface PausedNode {
+  name: string;
+  pids: number[];
 }
 
 const isRoot = () => process.getuid?.() === 0;
@@ -174,22 +200,51 @@ function postmasterPid(dataDir: string): number | undefined {
   }
 }
 
-async function restGet<T>(port: number, route: string): Promise<{ status: number; body: T }> {
-  const response = await fetch(`http://127.0.0.1:${port}${route}`, { signal: AbortSignal.timeout(2_000) });
+/** The PIDs whose parent is `pid` (from /proc). */
+function childPids(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+async function restGet<T>(host: string, port: number, route: string): Promise<{ status: number; body: T }> {
+  const response = await fetch(`http://${host}:${port}${route}`, { signal: AbortSignal.timeout(2_000) });
   return { status: response.status, body: (await response.json().catch(() => undefined)) as T };
 }
 
 export async function startPatroniTopology(
-  options: { parentDir?: string; log?: (line: string) => void; healthyWithinMs?: number } = {},
+  options: {
+    parentDir?: string;
+    log?: (line: string) => void;
+    healthyWithinMs?: number;
+    /**
+     * Each node in a network namespace of its own (root only; the partition nemesis needs it).
+     * Default: as root, unless PATRONI_NODE_NAMESPACES=0.
+     */
+    isolateNodes?: boolean;
+  } = {},
 ): Promise<PatroniTopology> {
   const missing = missingPatroniPrerequisites();
   if (missing) throw new Error(missing);
+  const isolateNodes = options.isolateNodes ?? (isRoot() && process.env.PATRONI_NODE_NAMESPACES !== '0');
+  if (isolateNodes && !isRoot()) throw new Error('network namespaces for the Patroni nodes need root');
   const log = options.log ?? (() => undefined);
   const dir = mkdtempSync(path.join(options.parentDir ?? os.tmpdir(), 'vr-patroni-'));
   chmodSync(dir, 0o711);
   const ids = postgresIds();
   const children: { name: string; child: ChildProcess }[] = [];
   const nodes: PatroniNode[] = [];
+  let network: NodeNetwork | undefined;
   let stopping: Promise<void> | undefined;
 
   const stop = () =>
@@ -212,16 +267,30 @@ export async function startPatroniTopology(
         }
       }
       for (const c of children.filter((c) => c.name === 'etcd')) await terminate(c.child.pid, 3_000);
-      rmSync(dir, { recursive: true, force: true });
+      await network?.destroy();
+      // PATRONI_KEEP_DIR=1 keeps the logs (Patroni, PostgreSQL, etcd, HAProxy, PgBouncer) to read.
+      if (process.env.PATRONI_KEEP_DIR === '1') log(`kept ${dir}`);
+      else rmSync(dir, { recursive: true, force: true });
     })());
 
-  const spawnLogged = (name: string, file: string, args: string[], asPostgres: boolean) => {
+  const spawnLogged = (name: string, file: string, args: string[], asPostgres: boolean, prefix: string[] = []) => {
     const logFd = openSync(path.join(dir, `${name}.log`), 'a');
-    const child = spawn(file, args, {
+    // In a node's namespace: `ip netns exec` needs root, so the switch to postgres comes after it
+    // (setpriv); both exec in place, so the PID we hold is the program's own.
+    const command =
+      prefix.length > 0
+        ? [
+            ...prefix,
+            ...(asPostgres && ids ? ['setpriv', '--reuid=postgres', '--regid=postgres', '--init-groups', '--'] : []),
+            file,
+            ...args,
+          ]
+        : [file, ...args];
+    const child = spawn(command[0]!, command.slice(1), {
       cwd: dir,
       stdio: ['ignore', logFd, logFd],
       env: { ...process.env, HOME: dir, PGPASSFILE: path.join(dir, `${name}.pgpass`) },
-      ...(asPostgres && ids ? { uid: ids.uid, gid: ids.gid } : {}),
+      ...(asPostgres && ids && prefix.length === 0 ? { uid: ids.uid, gid: ids.gid } : {}),
     });
     closeSync(logFd);
     child.on('error', () => undefined);
@@ -237,35 +306,41 @@ export async function startPatroniTopology(
       await freePort(),
       await freePort(),
     ];
-    const etcdUrl = `http://127.0.0.1:${etcdClient}`;
-    spawnLogged(
-      'etcd',
-      BINARIES.etcd,
-      [
-        '--name=vr-etcd',
-        `--data-dir=${path.join(dir, 'etcd')}`,
-        `--listen-client-urls=${etcdUrl}`,
-        `--advertise-client-urls=${etcdUrl}`,
-        `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
-        `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
-        `--initial-cluster=vr-etcd=http://127.0.0.1:${etcdPeer}`,
-        '--initial-cluster-state=new',
-      ],
-      false,
-    );
-    await until('etcd to answer', 20_000, async () => (await fetch(`${etcdUrl}/health`)).ok);
+    if (isolateNodes) network = await createNodeNetwork(NODE_NAMES.length);
+    // The nodes reach etcd at the bridge's address when they have namespaces of their own.
+    const etcdHost = network?.bridgeAddress ?? '127.0.0.1';
+    const etcdUrl = `http://${etcdHost}:${etcdClient}`;
+    const etcdArgs = [
+      '--name=vr-etcd',
+      `--data-dir=${path.join(dir, 'etcd')}`,
+      `--listen-client-urls=${[...new Set([etcdUrl, `http://127.0.0.1:${etcdClient}`])].join(',')}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeer}`,
+      `--initial-cluster=vr-etcd=http://127.0.0.1:${etcdPeer}`,
+      '--initial-cluster-state=new',
+      // Patroni talks to it through the v2 API (deploy/patroni/patroni.yml says why).
+      '--enable-v2=true',
+    ];
+    const startEtcd = async () => {
+      spawnLogged('etcd', BINARIES.etcd, etcdArgs, false);
+      await until('etcd to answer', 20_000, async () => (await fetch(`${etcdUrl}/health`)).ok);
+    };
+    await startEtcd();
     log(`  etcd ${etcdUrl}`);
 
     const password = `vr-${process.pid}-${Date.now().toString(36)}`;
-    for (const name of NODE_NAMES) {
+    for (const [index, name] of NODE_NAMES.entries()) {
       const [pgPort, restPort] = [await freePort(), await freePort()];
       const nodeDir = path.join(dir, name);
+      const host = network?.addresses[index] ?? '127.0.0.1';
       const node: PatroniNode = {
         name,
+        host,
         pgPort,
         restPort,
         dataDir: path.join(nodeDir, 'data'),
-        url: `postgresql://postgres@127.0.0.1:${pgPort}/${PATRONI_DATABASE}`,
+        url: `postgresql://postgres@${host}:${pgPort}/${PATRONI_DATABASE}`,
       };
       mkdirSync(nodeDir, { mode: 0o700 });
       const config = path.join(nodeDir, 'patroni.yml');
@@ -273,15 +348,15 @@ export async function startPatroniTopology(
         config,
         template('patroni.yml', {
           NAME: name,
-          REST_ADDRESS: `127.0.0.1:${restPort}`,
-          ETCD_HOSTS: `127.0.0.1:${etcdClient}`,
-          PG_ADDRESS: `127.0.0.1:${pgPort}`,
+          REST_ADDRESS: `${host}:${restPort}`,
+          ETCD_HOSTS: `${etcdHost}:${etcdClient}`,
+          PG_ADDRESS: `${host}:${pgPort}`,
           DATA_DIR: node.dataDir,
           PG_BIN,
           PGPASS: path.join(nodeDir, 'pgpass'),
           SUPERUSER_PASSWORD: password,
           REPLICATION_PASSWORD: password,
-          CLIENT_NETWORK: '127.0.0.1/32',
+          CLIENT_NETWORK: network?.cidr ?? '127.0.0.1/32',
           // One machine, loopback only: no passwords between the nodes and for the service.
           AUTH_METHOD: 'trust',
           SOCKET_DIR: nodeDir,
@@ -291,14 +366,22 @@ export async function startPatroniTopology(
       nodes.push(node);
     }
     // The first node bootstraps (initdb) while the others wait for it to hold the leader key.
-    for (const node of nodes) {
-      spawnLogged(`patroni-${node.name}`, BINARIES.patroni, [path.join(dir, node.name, 'patroni.yml')], true);
+    for (const [index, node] of nodes.entries()) {
+      spawnLogged(
+        `patroni-${node.name}`,
+        BINARIES.patroni,
+        [path.join(dir, node.name, 'patroni.yml')],
+        true,
+        network?.execPrefix(index) ?? [],
+      );
     }
 
     const members = async (): Promise<PatroniMember[]> => {
-      for (const node of nodes) {
+      for (const [index, node] of nodes.entries()) {
+        // A node cut off from etcd only knows its own stale view.
+        if (network?.isolated() === index) continue;
         try {
-          const { status, body } = await restGet<{ members?: PatroniMember[] }>(node.restPort, '/cluster');
+          const { status, body } = await restGet<{ members?: PatroniMember[] }>(node.host, node.restPort, '/cluster');
           if (status === 200 && body?.members) return body.members;
         } catch {
           // try the next node
@@ -319,7 +402,7 @@ export async function startPatroniTopology(
           // A standby counts once PostgreSQL on the leader sees it streaming.
           const head_ = nodes.find((n) => n.name === head.name)!;
           const rows = await query<{ n: number }>(
-            `postgresql://postgres@127.0.0.1:${head_.pgPort}/postgres`,
+            `postgresql://postgres@${head_.host}:${head_.pgPort}/postgres`,
             "SELECT count(*)::int AS n FROM pg_stat_replication WHERE state = 'streaming'",
           ).catch(() => [{ n: 0 }]);
           if (rows[0]!.n >= replicas) {
@@ -339,7 +422,7 @@ export async function startPatroniTopology(
 
     // HAProxy: the primary and replicas ports, by Patroni's health endpoints.
     const servers = (check: string) =>
-      nodes.map((n) => `    server ${n.name} 127.0.0.1:${n.pgPort} check port ${n.restPort}${check}`).join('\n');
+      nodes.map((n) => `    server ${n.name} ${n.host}:${n.pgPort} check port ${n.restPort}${check}`).join('\n');
     const haproxyConfig = path.join(dir, 'haproxy.cfg');
     writeFileSync(
       haproxyConfig,
@@ -391,9 +474,19 @@ export async function startPatroniTopology(
     );
     if (ids) await run('chown', ['-R', 'postgres:postgres', bouncerDir]);
     // In the foreground (no -d): the PID we hold is PgBouncer's own.
-    spawnLogged('pgbouncer', BINARIES.pgbouncer, [bouncerIni], true);
     const bouncerPlain = `postgresql://postgres@127.0.0.1:${bouncerPort}/${PATRONI_DATABASE}`;
-    await until('PgBouncer to reach the primary', 20_000, async () => (await query(bouncerPlain, 'SELECT 1')).length === 1);
+    const startPgbouncer = async () => {
+      spawnLogged('pgbouncer', BINARIES.pgbouncer, [bouncerIni], true);
+      await until('PgBouncer to reach the primary', 20_000, async () => (await query(bouncerPlain, 'SELECT 1')).length === 1);
+    };
+    await startPgbouncer();
+    const leaderNode = async () => {
+      const name = await leader();
+      const node = nodes.find((n) => n.name === name);
+      if (!node) throw new Error('no leader');
+      return { node, index: nodes.indexOf(node) };
+    };
+    const running = (name: string) => children.filter((c) => c.name === name && c.child.exitCode === null && c.child.signalCode === null);
     log(`  HAProxy primary :${primaryPort}, replicas :${replicasPort}; PgBouncer :${bouncerPort}`);
 
     return {
@@ -414,6 +507,55 @@ export async function startPatroniTopology(
         if (!pid) throw new Error(`no postmaster.pid in ${node.dataDir}`);
         process.kill(pid, 'SIGKILL');
         return { name: node.name, pid };
+      },
+      async pauseLeader() {
+        const { node } = await leaderNode();
+        const patroni = running(`patroni-${node.name}`)[0]?.child.pid;
+        const postmaster = postmasterPid(node.dataDir);
+        if (!patroni || !postmaster) throw new Error(`${node.name}: no Patroni or postmaster to pause`);
+        // Patroni first (it would restart what it sees stopped), then the postmaster (no new
+        // backends), then every child of it.
+        const pids = [patroni, postmaster];
+        for (const pid of pids) process.kill(pid, 'SIGSTOP');
+        const backends = childPids(postmaster);
+        for (const pid of backends) {
+          try {
+            process.kill(pid, 'SIGSTOP');
+            pids.push(pid);
+          } catch {
+            // ended meanwhile
+          }
+        }
+        return { name: node.name, pids };
+      },
+      resume(paused) {
+        for (const pid of [...paused.pids].reverse()) {
+          try {
+            process.kill(pid, 'SIGCONT');
+          } catch {
+            // gone
+          }
+        }
+      },
+      async stopEtcd() {
+        for (const c of running('etcd')) await terminate(c.child.pid, 5_000);
+      },
+      startEtcd,
+      isolatedNodes: network !== undefined,
+      async partitionLeader() {
+        if (!network) throw new Error('partition needs the nodes in network namespaces (root, isolateNodes)');
+        const { node, index } = await leaderNode();
+        await network.partition(index, etcdClient);
+        return { name: node.name };
+      },
+      async healPartition() {
+        await network?.heal();
+      },
+      async restartPgbouncer() {
+        const began = performance.now();
+        for (const c of running('pgbouncer')) await terminate(c.child.pid, 5_000);
+        await startPgbouncer();
+        return { downMs: performance.now() - began };
       },
       stop,
     };

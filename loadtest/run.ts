@@ -20,6 +20,12 @@
  * gap, the lead creations' answers during it and the old leader's rejoining
  * (loadtest/patroni-failover.ts).
  *
+ * `--topology patroni --nemesis NAME`: instead of the kill -9, one nemesis of loadtest/nemesis.ts
+ * (pause, dcs-loss, partition, pgbouncer-restart, api-kill) at --nemesis-after S, behind HAProxy,
+ * with a write probe on every node (loadtest/write-probe.ts); after the consistency check, the
+ * history checker (loadtest/nemesis-checker.ts) judges every lead's answer, the final table and
+ * the probe (one writer at a time, no acknowledged write lost).
+ *
  * Prints the tables and writes everything to loadtest/results/<timestamp>.json. Exits 1 when the
  * consistency check finds a problem (errors during the faults are measured, not failures).
  * Options: `npm run loadtest -- --help`.
@@ -34,8 +40,10 @@ import { checkConsistency, type ConsistencyReport } from './consistency';
 import { prepareDatabase } from './fixtures';
 import { startHaproxy } from './haproxy-balancer';
 import { startLoadBalancer } from './load-balancer';
-import { freePort, waitFor } from './net';
+import { freePort, sleep, waitFor } from './net';
 import { parseOptions, type LoadTestOptions } from './options';
+import { runNemesis, type NemesisRun } from './nemesis';
+import { checkHistory, type CheckResult, type HistoryOperation } from './nemesis-checker';
 import { formatFailover, killLeader, waitForRejoin, writeGap, type FailoverFigures } from './patroni-failover';
 import { startPatroniTopology, type PatroniTopology } from './patroni-topology';
 import { runRestartCommand, startPrivatePostgres } from './postgres-server';
@@ -52,6 +60,8 @@ import { deleteRateLimitKeys, redisReachable } from './redis';
 import { formatConsistency, formatTrafficTables, summarizeTraffic } from './report';
 import { Timeline } from './timeline';
 import { Traffic } from './traffic';
+import { createProbeTable, probeRows, WriteProbe } from './write-probe';
+import { query } from './replication-cluster';
 
 const RESULTS_DIR = path.join(__dirname, 'results');
 const log = (line: string): void => {
@@ -215,12 +225,54 @@ async function main(): Promise<void> {
     await cluster.waitForStandbyToCatchUp();
     await resetStatementStats(cluster);
   }
+  if (patroni && options.nemesis) await createProbeTable(patroni.primaryUrl);
   const traffic = new Traffic(prepared.organizations, runId, () => timeline.now());
   log(`\n${options.duration} s of traffic over ${options.connections} connections through ${balancer.url}`);
   timeline.start();
   timeline.mark('traffic starts');
   const faults: Promise<void>[] = [];
   const timers: NodeJS.Timeout[] = [];
+  let probe: WriteProbe | undefined;
+  let nemesisRun: (NemesisRun & { at: number }) | undefined;
+  if (patroni && options.nemesis) {
+    const topology = patroni;
+    const name = options.nemesis;
+    probe = new WriteProbe(
+      topology.nodes.map((n) => ({ name: n.name, url: n.url })),
+      () => timeline.now() * 1000,
+    );
+    probe.start();
+    faults.push(
+      new Promise<void>((resolve) => {
+        timers.push(
+          setTimeout(() => {
+            const at = timeline.now();
+            timeline.mark(`nemesis ${name} begins`);
+            runNemesis(name, {
+              topology,
+              faultMs: options.faultSeconds * 1000,
+              mark: (event) => timeline.mark(event),
+              killApiInstance: async () => {
+                // The orchestrator starts it again after --restart-delay.
+                instances[0]!.kill();
+                await sleep(options.restartDelay * 1000);
+                return instances[0]!.name;
+              },
+            }).then(
+              (run) => {
+                nemesisRun = { ...run, at };
+                resolve();
+              },
+              (error: Error) => {
+                timeline.mark(`nemesis ${name} failed: ${error.message}`);
+                resolve();
+              },
+            );
+          }, options.nemesisAfter! * 1000),
+        );
+      }),
+    );
+  }
   if (options.kill) timers.push(setTimeout(() => instances[0]!.kill(), (options.duration * 1000) / 3));
   if (options.gracefulRestart) {
     // After the PostgreSQL restart, and, as a rolling deploy does, once api-1 is back in rotation.
@@ -314,6 +366,7 @@ async function main(): Promise<void> {
   const endedAt = timeline.now();
   timeline.mark('traffic ends');
   await Promise.all(faults);
+  await probe?.stop();
 
   // The retries and the drain go through both instances, as production would.
   await waitFor('both instances back in rotation', 120_000, async () => balancer.backends.every((b) => b.healthy)).catch((error: Error) =>
@@ -331,10 +384,15 @@ async function main(): Promise<void> {
     requestTimeoutMs: options.timeout * 1000,
     drainTimeoutMs: options.drainTimeout * 1000,
     trafficStartedAtMs: timeline.originEpochMs,
-    faults: timeline.events.filter((e) => /^(kill -9|SIGTERM|PostgreSQL restart begins)/.test(e.event)),
+    faults: timeline.events.filter((e) => /^(kill -9|SIGTERM|PostgreSQL restart begins|nemesis )/.test(e.event)),
     log,
   });
 
+  let nemesisCheck: CheckResult | undefined;
+  if (patroni && probe && options.nemesis) {
+    await patroni.waitUntilHealthy({ timeoutMs: 120_000 }).catch((error: Error) => log(`  Patroni not healthy again: ${error.message}`));
+    nemesisCheck = await checkNemesisRun(patroni.primaryUrl, runId, traffic, probe, nemesisRun?.at);
+  }
   const summary = summarizeTraffic(traffic, endedAt, options.timeout);
   const failoverFigures: FailoverFigures | undefined =
     patroni && failover ? { ...failover, ...writeGap(traffic.leads, failover.killed.at) } : undefined;
@@ -364,6 +422,7 @@ async function main(): Promise<void> {
     postgresRestartSeconds: pgRestartSeconds,
     replicaTopology: replicaFigures,
     patroniFailover: failoverFigures,
+    nemesis: options.nemesis ? { run: nemesisRun, check: nemesisCheck, probeWrites: probe?.writes.length } : undefined,
     consistency,
     perSecond: traffic.perSecond,
   };
@@ -395,10 +454,76 @@ async function main(): Promise<void> {
     '',
     ...(replicaFigures ? [formatReplicaFigures(replicaFigures), ''] : []),
     ...(failoverFigures ? [formatFailover(failoverFigures, consistency), ''] : []),
+    ...(options.nemesis ? [formatNemesis(options.nemesis, nemesisRun, nemesisCheck), ''] : []),
     `written to ${path.relative(process.cwd(), file)}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  process.exitCode = consistency.problems.length === 0 ? 0 : 1;
+  process.exitCode = consistency.problems.length === 0 && (nemesisCheck?.problems.length ?? 0) === 0 ? 0 : 1;
+}
+
+/** The history checker over the run: every lead's first answer, every answer's class, the final table, the write probe. */
+async function checkNemesisRun(
+  primaryUrl: string,
+  runId: string,
+  traffic: Traffic,
+  probe: WriteProbe,
+  faultAt: number | undefined,
+): Promise<CheckResult> {
+  const operations: HistoryOperation[] = traffic.leads
+    .filter((lead) => lead.sentAt !== undefined)
+    .map((lead) => ({
+      kind: 'write',
+      key: lead.idempotencyKey,
+      sentAt: lead.sentAt! * 1000,
+      answeredAt: (lead.answeredAt ?? lead.sentAt!) * 1000,
+      status: lead.status ?? 0,
+      // The balancer's own 503s carry Retry-After (deploy/haproxy.cfg); the label says which had one.
+      retryAfter: lead.outcome === '503 with Retry-After' || lead.outcome?.startsWith('503 from load balancer') ? 'yes' : null,
+      token: lead.token,
+    }));
+  const rows = await query<{ folder_name: string; token: string }>(
+    primaryUrl,
+    'SELECT folder_name, token::text AS token FROM reports WHERE folder_name LIKE $1',
+    [`LT-${runId}-%`],
+  );
+  const byKey = new Map<string, string[]>();
+  for (const row of rows) {
+    const key = `lt-${runId}-${row.folder_name.slice(row.folder_name.lastIndexOf('-') + 1)}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), row.token]);
+  }
+  const result = checkHistory({
+    operations,
+    finalReports: [...byKey].map(([key, tokens]) => ({ key, tokens })),
+    probes: probe.writes,
+    probeRowsFound: await probeRows(primaryUrl),
+    faultAt: faultAt === undefined ? undefined : faultAt * 1000,
+  });
+  // The other requests' answers (lists, fetches, GraphQL): the same classes only.
+  for (const [kind, outcomes] of traffic.outcomes) {
+    if (kind === 'create lead') continue;
+    for (const [label, count] of outcomes) {
+      const status = Number(label.slice(0, 3));
+      const allowed = status < 500 || label === '503 with Retry-After' || label.startsWith('503 from load balancer');
+      if (!allowed) result.problems.push(`${count} × ${kind} ${label}: only 2xx, 4xx and 503 with Retry-After are allowed`);
+    }
+  }
+  return result;
+}
+
+function formatNemesis(name: string, run: (NemesisRun & { at: number }) | undefined, check: CheckResult | undefined): string {
+  if (!run || !check) return `Nemesis ${name}: did not run to its end (see the timeline)`;
+  const f = check.figures;
+  const s = (x: number | undefined) => (x === undefined ? '-' : `${x.toFixed(1)} s`);
+  return [
+    `Nemesis ${name} at ${run.at.toFixed(1)} s on ${run.target} (leader before: ${run.leaderBefore ?? 'none'}; new leader: ${
+      run.newLeader ? `${run.newLeader.name} after ${(run.newLeader.afterMs / 1000).toFixed(1)} s` : 'none'
+    })`,
+    `  longest time without a 201 from the fault on: ${s(f.longestWriteGapSeconds)}; writes back ${s(f.writesBackAfterSeconds)} after the fault`,
+    `  lead answers (first answers): ${JSON.stringify(f.answersByStatus)}; without an answer ${f.noAnswer}`,
+    `  acknowledged ${f.acknowledged} / found ${f.found}; keys with several reports ${f.duplicates}`,
+    `  write probe, acknowledged per node: ${JSON.stringify(f.probeAcknowledgedByNode)}; acknowledged but lost ${f.probeAcknowledgedLost}`,
+    `  checker: ${check.problems.length === 0 ? 'nothing wrong' : `${check.problems.length} problems:\n    ${check.problems.slice(0, 20).join('\n    ')}`}`,
+  ].join('\n');
 }
 
 main()

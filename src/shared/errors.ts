@@ -130,9 +130,16 @@ export const unsupportedMediaType = (message: string) => new AppError('UNSUPPORT
 export const uriTooLong = (message: string) => new AppError('URI_TOO_LONG', message);
 export const headersTooLarge = (message: string) => new AppError('HEADERS_TOO_LARGE', message, { closeConnection: true });
 export const requestTimeout = (message: string) => new AppError('REQUEST_TIMEOUT', message, { closeConnection: true });
-/** The answer's deadline passed (REQUEST_TIMEOUT_MS); no Retry-After: how long another attempt takes is not known. */
+/**
+ * The answer's deadline passed (REQUEST_TIMEOUT_MS). Mostly the database stalled (a failover, a
+ * lock): the client is told when to come back as for the database's other 503s, so that every
+ * 503 carries Retry-After (a balancer or client that honours it does not retry at once).
+ */
 export const deadlinePassed = () =>
-  new AppError('SERVICE_UNAVAILABLE', 'The request took too long, retry later', { closeConnection: true });
+  new AppError('SERVICE_UNAVAILABLE', 'The request took too long, retry later', {
+    closeConnection: true,
+    retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+  });
 export const internalError = () => new AppError('INTERNAL', 'Internal Server Error');
 
 /**

@@ -346,4 +346,32 @@ describe('read replicas and PgBouncer (primary + pg_basebackup standby + PgBounc
     // Reads still work there.
     expect((await get(app, '/public/users/')).status).toBe(200);
   });
+
+  it('a retried Idempotency-Key that reaches a standby is a 503, never a replay: a 201 is only answered for a report the synchronous standbys have', async () => {
+    // A Patroni leader cut off from its standbys keeps commits it could not replicate; demoted, it
+    // restarts read-only with them, and HAProxy still routes to it for a second or two. A replay
+    // read there acknowledged a lead the failover then rewound away (test/failover/nemeses.test.ts,
+    // partition). The replay locks the key's row instead: a write, so it fails on a standby and,
+    // on a primary, is answered only once its commit (after the report's) is replicated.
+    const writer = await startApp(5_000);
+    const body = JSON.stringify({ dealership: dealershipId, name: 'replayed on a standby', email: 'lead@example.com' });
+    const post = (app: RunningApp) =>
+      fetch(`${app.url}/public/reports/create-lead`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'idempotency-key': 'replay-on-standby' },
+        body,
+      });
+    const created = await post(writer);
+    expect(created.status).toBe(201);
+    const { token } = (await created.json()) as { token: string };
+    await cluster!.waitForStandbyToCatchUp();
+    const onStandby = await startApp(5_000, { url: cluster!.standbyUrl });
+    const replay = await post(onStandby);
+    expect(replay.status).toBe(503);
+    expect(replay.headers.get('retry-after')).toBe('5');
+    // On the primary the same retry replays the report.
+    const again = await post(writer);
+    expect(again.status).toBe(201);
+    expect(((await again.json()) as { token: string }).token).toBe(token);
+  });
 });

@@ -14,6 +14,8 @@ import { startTestServer, type TestServer } from '../support/server';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
 
+/** Prisma's default interactive-transaction timeout (the lead's transaction sets none of its own). */
+const PRISMA_TRANSACTION_TIMEOUT_MS = 5_000;
 /** "Fast": well under any client timeout, and far from a hang. */
 const FAST_MS = 3_000;
 const APP_NAME = 'vr-app-through-proxy';
@@ -197,6 +199,33 @@ describe('PostgreSQL outage and recovery', () => {
     const graphql = (await (await graphqlPost()).json()) as GraphqlBody;
     expect(graphql.errors).toBeUndefined();
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+  });
+
+  it('answers 503 with Retry-After when a lead’s transaction outlives Prisma’s transaction timeout (P2028, as in a failover’s stall), nothing written', async () => {
+    const { dealership, entityId } = dealershipOf(server, 0);
+    await setQuota(server, entityId, 10, 3);
+    const lead = { dealership: dealership.id, name: 'Expired Transaction', email: 'expired@example.com', sendEmail: true };
+    // The transaction waits on the outbox past Prisma's interactive-transaction timeout (5 s).
+    const lock = await lockTables('notification_outbox');
+    let answer: Response;
+    try {
+      const response = fetch(`${server.url}/public/reports/create-lead`, {
+        method: 'POST',
+        headers: { 'x-api-key': server.keys[0]!, 'content-type': 'application/json', 'idempotency-key': 'expired-transaction' },
+        body: JSON.stringify(lead),
+      });
+      await waitFor(async () => (await lockWaiters()).length > 0);
+      await new Promise((resolve) => setTimeout(resolve, PRISMA_TRANSACTION_TIMEOUT_MS + 1_000));
+      await lock.release();
+      answer = await response;
+    } finally {
+      await lock.release();
+    }
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('5');
+    expect(await answer.json()).toEqual({ detail: expect.stringMatching(/unavailable|too long/i) });
+    expect(await server.db.prisma.contact.count({ where: { name: 'Expired Transaction' } })).toBe(0);
+    expect((await server.db.prisma.entity.findUniqueOrThrow({ where: { id: entityId } })).remote_quota_used).toBe(3);
   });
 
   it('cuts a lead in the middle of its transaction: 503, nothing written, and the retry succeeds', async () => {

@@ -217,6 +217,7 @@ describe('request limits', () => {
       for (const response of [rest, graphql]) {
         expect(response.status).toBe(503);
         expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(response.headers.get('retry-after')).toBe('5');
         expect(await response.json()).toEqual({ detail: expect.stringMatching(/took too long/i) });
       }
       // Still locked, yet nothing waits any more: PostgreSQL cancelled the statements.

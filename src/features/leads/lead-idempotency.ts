@@ -17,17 +17,29 @@ export function requestHash(args: object): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-/** The response the key already got, null when the key is new (or older than the window). */
+/**
+ * The response the key already got, null when the key is new (or older than the window).
+ *
+ * The key's row is read with FOR KEY SHARE, a row lock: a write. A replay answers 201 again, so
+ * it must be as durable as the first answer, and a plain read is not: a primary cut off from its
+ * synchronous standby holds commits it never replicated, which become visible when Patroni
+ * demotes it (their wait for the standby is cancelled) and stay visible while it restarts
+ * read-only; a read there replayed a lead that the failover then rewound away (found by the
+ * partition nemesis, test/failover/nemeses.test.ts). The lock fails on a standby (25006: a 503),
+ * and on a primary its commit waits for the synchronous standby like any write's, and WAL is in
+ * order: once it is acknowledged, so is the report it replays.
+ */
 export async function replayOrConflict(
   prisma: Prisma.TransactionClient | PrismaClient,
   organizationId: string,
   key: string,
   hash: string,
 ): Promise<CreatedLead | null> {
-  const previous = await prisma.idempotencyKey.findUnique({
-    where: { organization_id_key: { organization_id: organizationId, key } },
-  });
-  if (!previous || previous.created_at < windowStart()) return null;
+  const [previous] = await prisma.$queryRaw<{ request_hash: string; response_body: unknown; created_at: Date }[]>`
+    SELECT request_hash, response_body, created_at FROM idempotency_keys
+     WHERE organization_id = ${organizationId}::uuid AND key = ${key}
+       FOR KEY SHARE`;
+  if (!previous || new Date(previous.created_at) < windowStart()) return null;
   if (previous.request_hash !== hash) throw conflict('Idempotency-Key was already used with a different request body');
   return previous.response_body as unknown as CreatedLead;
 }

@@ -13,7 +13,11 @@
  * - connection closed without a reset, or connect timeout: a plain `Error("Connection terminated
  *   ...")` from `pg`, passed through unchanged;
  * - pool exhausted: `Error("timeout exceeded when trying to connect")` from pg-pool, or Prisma
- *   P2028 "Unable to start a transaction in the given time".
+ *   P2028 "Unable to start a transaction in the given time";
+ * - an interactive transaction that outlived Prisma's timeout (a statement stalled behind a
+ *   failover, PgBouncer's queue): P2028 "A query cannot be executed on an expired transaction",
+ *   or "... on a transaction that was rolled back" for the next statement. Prisma rolled it back,
+ *   so nothing was written: a 503 to retry, like the stall's other answers, not a bug's 500.
  */
 
 import { logger, type Logger } from '../logger';
@@ -109,7 +113,11 @@ function classifyOne(error: ErrorLike): DatabaseFailure | undefined {
     const failure = sqlStateFailure(code, typeof error.message === 'string' ? error.message : undefined);
     if (failure) return failure;
   }
-  if (code === 'P2028' && typeof error.message === 'string' && /Unable to start a transaction/i.test(error.message)) return UNAVAILABLE;
+  if (code === 'P2028' && typeof error.message === 'string') {
+    if (/Unable to start a transaction/i.test(error.message)) return UNAVAILABLE;
+    // Our transactions end rolled back only through their timeout (a callback's own error is thrown as it is).
+    if (/expired transaction|transaction that was rolled back/i.test(error.message)) return TIMEOUT;
+  }
   if (!code && typeof error.message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(error.message as string))) {
     return UNAVAILABLE;
   }

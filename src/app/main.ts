@@ -1,9 +1,12 @@
 import 'reflect-metadata';
+// First: tracing starts (from OTEL_* variables) before the modules it instruments load.
+import '../platform/tracing/register';
 import { createServer } from 'node:http';
 import express from 'express';
 import { createHttpServer, listen } from '../platform/http/http-server';
 import { configureLogging, logger } from '../platform/logger';
 import { surviveUnhandledRejections } from '../platform/process-guard';
+import { shutdownTracing } from '../platform/tracing/tracing';
 import { createMetrics } from '../platform/metrics/metrics';
 import { metricsEndpoint } from '../platform/metrics/metrics-router';
 import { answerRefusal } from '../api/rest/rest-errors';
@@ -61,6 +64,7 @@ async function main(): Promise<void> {
         await dispatcher?.stop();
         await rateLimits.close();
         await db.close();
+        await shutdownTracing();
         process.exit(0);
       });
     }, config.shutdownDelayMs);

@@ -6,7 +6,7 @@ import express from 'express';
 import { createHttpServer, listen } from '../platform/http/http-server';
 import { configureLogging, logger } from '../platform/logger';
 import { surviveUnhandledRejections } from '../platform/process-guard';
-import { shutdownTracing } from '../platform/tracing/tracing';
+import { shutdownTracing, tracing } from '../platform/tracing/tracing';
 import { createMetrics } from '../platform/metrics/metrics';
 import { metricsEndpoint } from '../platform/metrics/metrics-router';
 import { answerRefusal } from '../api/rest/rest-errors';
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     if (seeded) printDemoKeys(config.port, seeded);
     throw error;
   }
-  logger.info({ port, database: db.kind }, `Vehicle Report API listening on http://localhost:${port}`);
+  logger.info({ port, database: db.kind, tracing: tracing.on }, `Vehicle Report API listening on http://localhost:${port}`);
   if (seeded) printDemoKeys(port, seeded);
   // /metrics on an internal port of its own, when configured: never reachable through the API's.
   const metricsPort = config.metrics.enabled ? config.metrics.port : undefined;

@@ -21,7 +21,8 @@ export function requestSpanOf(res: ServerResponse): Span | undefined {
 }
 
 export const httpSpans = (): RequestHandler => (req, res, next) => {
-  const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+  // Only a caller's `traceparent` is read (W3C Trace Context); without one, a new trace.
+  const parent = req.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, req.headers);
   const route = routeOf(res);
   const span = tracer().startSpan(`${req.method} ${route}`, { kind: SpanKind.SERVER }, parent);
   if (span.isRecording()) {

@@ -81,19 +81,28 @@ interface AdapterFactory {
   connect(): Promise<Adapter>;
 }
 
+/**
+ * The adapter (or transaction) with `queryRaw` and `executeRaw` in spans, its other methods called
+ * on the adapter itself; each method wrapped once, not at every access.
+ */
 function tracedQueryable<Q extends object>(
   queryable: Q,
   extra: (property: string | symbol, value: unknown) => unknown = () => undefined,
 ): Q {
+  const made = new Map<string | symbol, unknown>();
   return new Proxy(queryable, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver) as unknown;
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
       if (typeof value !== 'function') return value;
-      if (property === 'queryRaw' || property === 'executeRaw') {
-        const method = value as (query: { sql: string }) => Promise<unknown>;
-        return (query: { sql: string }) => inSqlSpan(query.sql, () => method.call(target, query));
+      let wrapped = made.get(property);
+      if (wrapped === undefined) {
+        if (property === 'queryRaw' || property === 'executeRaw') {
+          const method = value as (query: { sql: string }) => Promise<unknown>;
+          wrapped = (query: { sql: string }) => inSqlSpan(query.sql, () => method.call(target, query));
+        } else wrapped = extra(property, value) ?? (value as (...args: unknown[]) => unknown).bind(target);
+        made.set(property, wrapped);
       }
-      return extra(property, value) ?? (value as (...args: unknown[]) => unknown).bind(target);
+      return wrapped;
     },
   });
 }

@@ -10,7 +10,17 @@
  * that its trace id reaches the logs and its children follow the caller's decision; but nothing is
  * built for it: every helper checks `isRecording()` before making a child span or an attribute.
  */
-import { context, propagation, ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 
 export const TRACER_NAME = 'vehicle-report-api';
 
@@ -50,8 +60,11 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): TracingHandl
   return started;
 }
 
-export function tracer() {
-  return trace.getTracer(TRACER_NAME);
+let cachedTracer: Tracer | undefined;
+
+/** The service's tracer (looked up once: a request's spans are made on a hot path). */
+export function tracer(): Tracer {
+  return (cachedTracer ??= trace.getTracer(TRACER_NAME));
 }
 
 /** The active span when it records (sampled and tracing on), else undefined. */

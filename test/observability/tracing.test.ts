@@ -29,29 +29,37 @@ const PHONE_GIVEN = '06 12 34 56 78';
 const PHONE_STORED = '+33612345678';
 const NAME = 'Jeanne Tracé';
 
-describe('OpenTelemetry traces (PostgreSQL)', () => {
-  let receiver: OtlpReceiver;
-  let tracing: TracingHandle;
+// One SDK per process (its provider is global), one receiver, for both databases' suites.
+let receiver: OtlpReceiver;
+let tracing: TracingHandle;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+  process.env.OTEL_SERVICE_NAME = 'vr-tracing-test';
+  process.env.OTEL_TRACES_SAMPLER = 'parentbased_always_on';
+  process.env.OTEL_BSP_SCHEDULE_DELAY = '50';
+  tracing = startTracing(process.env)!;
+  expect(tracing).toBeDefined();
+});
+
+afterAll(async () => {
+  await tracing?.shutdown();
+  await receiver?.close();
+  process.env = saved;
+});
+
+describe.each(['postgres', 'pglite'] as const)('OpenTelemetry traces (%s)', (kind) => {
   let server: TestServer;
-  const saved = { ...process.env };
 
   beforeAll(async () => {
-    receiver = await startOtlpReceiver();
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
-    process.env.OTEL_SERVICE_NAME = 'vr-tracing-test';
-    process.env.OTEL_TRACES_SAMPLER = 'parentbased_always_on';
-    process.env.OTEL_BSP_SCHEDULE_DELAY = '50';
-    tracing = startTracing(process.env)!;
-    expect(tracing).toBeDefined();
     // Opened after tracing started: its Prisma adapter and raw queries make SQL spans.
-    server = await startTestServer('postgres', { reports: 20 });
+    server = await startTestServer(kind, { reports: 20 });
   }, 120_000);
 
   afterAll(async () => {
     await server?.close();
-    await tracing?.shutdown();
-    await receiver?.close();
-    process.env = saved;
   });
 
   /** The spans of one trace, once the exporter has sent them and those expected have arrived. */

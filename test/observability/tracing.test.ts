@@ -212,6 +212,11 @@ describe.each(['postgres', 'pglite'] as const)('OpenTelemetry traces (%s)', (kin
         // Its own statements (the attempt recorded) are its children.
         expect(childrenOf(spans, delivery).some((s) => s.kind === CLIENT)).toBe(true);
       }
+      // The events the lead wrote name its request; the notifications' outcomes name their deliveries.
+      const events = await server.db.prisma.event.findMany({ where: { subject: token }, select: { type: true, trace_context: true } });
+      expect(events.find((e) => e.type === 'report.created')!.trace_context).toBe(traceparent(trace, request.spanId));
+      const outcomes = events.filter((e) => e.type === 'notification.delivered').map((e) => e.trace_context);
+      expect(outcomes.sort()).toEqual(deliveries.map((d) => traceparent(trace, d.spanId)).sort());
       const webhook = spans.find((s) => s.name === 'webhook.deliver')!;
       expect(webhook.parentSpanId).toBe(request.spanId);
       expect(webhook.attributes).toMatchObject({ 'vr.webhook.event_type': 'report.created', 'http.response.status_code': 204 });

@@ -15,7 +15,7 @@
  */
 import type { PrismaClient } from '../../generated/prisma/client';
 import { PollingLoop } from '../../platform/polling-loop';
-import { inContinuedSpan } from '../../platform/tracing/tracing';
+import { activeTraceparent, inContinuedSpan } from '../../platform/tracing/tracing';
 import type { Logger } from '../../platform/logger';
 import { retryDelayMs } from './backoff';
 import type { ChannelName, ChannelSenders, OutboxMessage } from './channels';
@@ -139,7 +139,10 @@ export class OutboxDispatcher {
     const delayMs =
       failure === null || gaveUp ? 0 : retryDelayMs(attempt, { baseMs: this.options.backoffBaseMs, maxMs: this.options.backoffMaxMs });
     const status = failure === null ? 'sent' : gaveUp ? 'failed' : 'pending';
+    // With tracing on, the outcome's event (written by a trigger in this transaction) names this delivery's span.
+    const traceparent = activeTraceparent();
     const owned = await this.prisma.$transaction(async (tx) => {
+      if (traceparent) await tx.$queryRaw`SELECT set_config('vr.trace_context', ${traceparent}, true)`;
       const updated = await tx.$executeRaw`
         UPDATE notification_outbox SET
           status = ${status}::"NotificationStatus",

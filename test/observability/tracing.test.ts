@@ -241,6 +241,18 @@ describe.each(['postgres', 'pglite'] as const)('OpenTelemetry traces (%s)', (kin
     expect(receiver.spans.filter((s) => s.traceId === trace)).toEqual([]);
   });
 
+  it('probes and scrapes make no span', async () => {
+    const trace = traceId();
+    for (const path of ['/healthz', '/readyz', '/metrics'])
+      expect((await fetch(`${server.url}${path}`, { headers: { traceparent: traceparent(trace, spanId()) } })).status).toBe(200);
+    const marker = traceId();
+    await fetch(`${server.url}/public/reports/?limit=1`, {
+      headers: { 'x-api-key': server.keys[0]!, traceparent: traceparent(marker, spanId()) },
+    });
+    await spansOf(marker, (s) => s.some((span) => span.kind === SERVER));
+    expect(receiver.spans.filter((s) => s.traceId === trace)).toEqual([]);
+  });
+
   it('no API key, e-mail address, phone number or name in any attribute of any span', async () => {
     await tracing.forceFlush();
     expect(receiver.spans.length).toBeGreaterThan(10);

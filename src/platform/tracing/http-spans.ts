@@ -20,7 +20,11 @@ export function requestSpanOf(res: ServerResponse): Span | undefined {
   return (res as WithLocals).locals?.span as Span | undefined;
 }
 
+/** Probes and scrapes come every few seconds and say nothing of a request: no span (nor an access line). */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
 export const httpSpans = (): RequestHandler => (req, res, next) => {
+  if (UNTRACED_PATHS.has(req.url)) return next();
   // Only a caller's `traceparent` is read (W3C Trace Context); without one, a new trace.
   const parent = req.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, req.headers);
   const route = routeOf(res);

@@ -11,6 +11,11 @@
  *     [--rounds 8] [--duration 6] [--warm-up 10] [--connections 10] [--node 22|<path>]
  *     [--b-node-flags "<flags>"]
  *
+ * `--b-env "K=V,K=V"` adds to B's environment (with `--base HEAD`: the A/B of a setting, e.g.
+ * tracing: `--b-env OTEL_TRACES_SAMPLER_ARG=0.1 --otlp-sink`); `--otlp-sink` starts an OTLP/HTTP
+ * receiver in this process that accepts and drops every export, and points B's
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` at it (a collector's work is not the service's CPU).
+ *
  * `--node 22` runs both on the Node 22 that `--peers` installs (the image's runtime; installed if
  * missing), `--node <path>` on that binary; by default, on this process's Node. `--b-node-flags`
  * gives B Node's flags in place of the image's (`--max-semi-space-size=64`): with `--base HEAD`,
@@ -24,6 +29,8 @@
 import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { issueApiKey } from '../src/features/auth/api-keys';
@@ -45,6 +52,10 @@ interface Options {
   node?: string;
   /** B's Node flags, in place of the image's */
   bNodeFlags?: string[];
+  /** added to B's environment */
+  bEnv: Record<string, string>;
+  /** an OTLP receiver that drops what it gets, B's OTEL_EXPORTER_OTLP_ENDPOINT */
+  otlpSink: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -70,6 +81,13 @@ function parseOptions(argv: string[]): Options {
     connections: positive('--connections', 10),
     node: value('--node'),
     bNodeFlags: value('--b-node-flags')?.split(/\s+/u).filter(Boolean),
+    bEnv: Object.fromEntries(
+      (value('--b-env') ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+    ),
+    otlpSink: argv.includes('--otlp-sink'),
   };
 }
 
@@ -123,16 +141,21 @@ async function main(): Promise<void> {
   const execPath = nodeBinary(options.node);
   const base = checkOut(options.base);
   const env = { DATABASE_URL: options.databaseUrl };
+  const sink = options.otlpSink ? await startOtlpSink() : undefined;
+  const bEnv = { ...env, ...options.bEnv, ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}) };
   const servers: ChildServer[] = [];
   try {
     servers.push(await startChild('ab-base', path.join(base.dir, 'bench', 'app-server.ts'), env, { execPath, cwd: base.dir }));
-    servers.push(await startChild('ab-this', path.join(__dirname, 'app-server.ts'), env, { execPath, nodeFlags: options.bNodeFlags }));
+    servers.push(await startChild('ab-this', path.join(__dirname, 'app-server.ts'), bEnv, { execPath, nodeFlags: options.bNodeFlags }));
     const [a, b] = servers as [ChildServer, ChildServer];
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repository }).toString().trim();
     const nodeVersion = execFileSync(execPath ?? process.execPath, ['--version'])
       .toString()
       .trim();
-    const bFlags = options.bNodeFlags ? ` with ${options.bNodeFlags.join(' ')}` : '';
+    const bFlags =
+      (options.bNodeFlags ? ` with ${options.bNodeFlags.join(' ')}` : '') +
+      (Object.keys(options.bEnv).length > 0 ? ` with ${JSON.stringify(options.bEnv)}` : '') +
+      (sink ? ' exporting to an OTLP sink' : '');
     log(
       `A: ${options.base}, B: this checkout (${head})${bFlags}; Node ${nodeVersion}; ` +
         `${options.rounds} rounds of ${options.duration} s, ${options.connections} connections each`,
@@ -161,10 +184,30 @@ async function main(): Promise<void> {
     console.log(
       `\n| scenario | A CPU ms/req | B CPU ms/req | median of paired B/A | B better in |\n|---|---:|---:|---:|---:|\n${rows.join('\n')}`,
     );
+    if (sink) log(`the OTLP sink received ${sink.exports()} exports`);
   } finally {
     for (const server of servers) server.process.kill('SIGTERM');
     base.remove();
+    sink?.close();
   }
+}
+
+/** Accepts OTLP/HTTP exports and drops them. */
+async function startOtlpSink(): Promise<{ url: string; exports: () => number; close: () => void }> {
+  let exports = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      exports += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    exports: () => exports,
+    close: () => server.close(),
+  };
 }
 
 void main().catch((error: unknown) => {

@@ -11,6 +11,8 @@
  * `npx tsx bench/profile-summary.ts <file> [top] [pattern …]`).
  */
 import 'reflect-metadata';
+// First, as in src/app/main.ts: tracing from OTEL_* variables (none: off, the SDK not loaded).
+import '../src/platform/tracing/register';
 import { issueApiKey } from '../src/features/auth/api-keys';
 import { loadConfig } from '../src/app/config';
 import { openDatabase } from '../src/platform/db/database';

@@ -37,6 +37,9 @@ import { registerEventsWritten } from '../features/events/events-written';
 import { createConcurrencyLimiter, type ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limiter';
 import { eventLoopBusy } from '../platform/event-loop-load';
 import { createRateLimits, reportingRejections, type RateLimits } from '../platform/rate-limit/rate-limiter';
+import { httpSpans } from '../platform/tracing/http-spans';
+import { annotatedRateLimits } from '../platform/tracing/rate-limit-attributes';
+import { tracing } from '../platform/tracing/tracing';
 import type { AppConfig } from './config';
 import { CursorCodec } from '../shared/cursor';
 
@@ -67,7 +70,9 @@ export async function createApp(context: AppContext): Promise<Express> {
   // The platform's own refusals (and the HTTP server's, http-server.ts) in the interfaces' words.
   app.locals.answerRefusal = answerRefusal;
   const metrics = context.metrics ?? createMetrics();
-  const rateLimits = context.rateLimits ?? createRateLimits(config.rateLimits);
+  const givenLimits = context.rateLimits ?? createRateLimits(config.rateLimits);
+  // With tracing on, each decision is also an attribute of the request's span.
+  const rateLimits = tracing.on ? annotatedRateLimits(givenLimits) : givenLimits;
   const organizationSlots = context.organizationSlots ?? createConcurrencyLimiter(config.organizationConcurrency, { busy: eventLoopBusy });
   const apiKeys = new ApiKeyAuthenticator(db.prisma, db);
   const cursors = new CursorCodec(config.cursorSecret);
@@ -91,6 +96,8 @@ export async function createApp(context: AppContext): Promise<Express> {
   };
   // The route first: the access log, the metrics and the REST front layer all read this one match.
   app.use(requestRoute(new RestRouteTable()));
+  // With tracing on, the request's span (named by that route), active for everything after it.
+  if (tracing.on) app.use(httpSpans());
   // Then what is known to be refused waits, before any other work (api/known-refusals.ts).
   app.use(holdKnownRefusalsFirst(services('rest')));
   app.use(accessLog());

@@ -1,9 +1,12 @@
 import 'reflect-metadata';
+// First: tracing starts (from OTEL_* variables) before the modules it instruments load.
+import '../platform/tracing/register';
 import { createServer } from 'node:http';
 import express from 'express';
 import { createHttpServer, listen } from '../platform/http/http-server';
 import { configureLogging, logger } from '../platform/logger';
 import { surviveUnhandledRejections } from '../platform/process-guard';
+import { shutdownTracing, tracing } from '../platform/tracing/tracing';
 import { createMetrics } from '../platform/metrics/metrics';
 import { metricsEndpoint } from '../platform/metrics/metrics-router';
 import { answerRefusal } from '../api/rest/rest-errors';
@@ -33,7 +36,7 @@ async function main(): Promise<void> {
     if (seeded) printDemoKeys(config.port, seeded);
     throw error;
   }
-  logger.info({ port, database: db.kind }, `Vehicle Report API listening on http://localhost:${port}`);
+  logger.info({ port, database: db.kind, tracing: tracing.on }, `Vehicle Report API listening on http://localhost:${port}`);
   if (seeded) printDemoKeys(port, seeded);
   // /metrics on an internal port of its own, when configured: never reachable through the API's.
   const metricsPort = config.metrics.enabled ? config.metrics.port : undefined;
@@ -61,6 +64,7 @@ async function main(): Promise<void> {
         await dispatcher?.stop();
         await rateLimits.close();
         await db.close();
+        await shutdownTracing();
         process.exit(0);
       });
     }, config.shutdownDelayMs);

@@ -5,8 +5,11 @@
  * keep the dispatcher inside `npm start` instead.
  */
 import 'reflect-metadata';
+// First: tracing starts (from OTEL_* variables) before the modules it instruments load.
+import '../platform/tracing/register';
 import { openDatabase } from '../platform/db/database';
 import { configureLogging, logger } from '../platform/logger';
+import { shutdownTracing } from '../platform/tracing/tracing';
 import { surviveUnhandledRejections } from '../platform/process-guard';
 import { databaseOptionsFrom, loadConfig } from './config';
 import { startDispatcher } from './dispatcher-from-config';
@@ -34,6 +37,7 @@ async function main(): Promise<void> {
     force.unref();
     await running.stop();
     await db.close();
+    await shutdownTracing();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { activeLogFields } from './tracing/tracing';
 
 /**
  * Structured JSON logs, or readable lines (pino-pretty) when stdout is a terminal: a person at
@@ -10,6 +11,8 @@ const pretty = process.env.LOG_FORMAT ? process.env.LOG_FORMAT === 'pretty' : pr
 
 export const logger = pino({
   level: process.env.LOG_LEVEL || 'info',
+  // Every line written while a traced request is served names its trace and span (nothing with tracing off).
+  mixin: activeLogFields,
   redact: {
     paths: ['req.headers["x-api-key"]', 'req.headers.authorization', '*.key', '*.apiKey', '*.email', '*.phone'],
     censor: '[redacted]',

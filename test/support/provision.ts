@@ -2,8 +2,8 @@
  * What the suite needs on the machine, found or provided before any test runs (jest globalSetup),
  * one line each: PostgreSQL (the server at TEST_DATABASE_URL when it answers, else a private
  * PostgreSQL 15 started from Debian's binaries in a temp folder), Redis (TEST_REDIS_URL when it
- * answers, else Debian's redis-server on a free port), Chromium, PgBouncer, Patroni, etcd and
- * HAProxy (installed with apt when we are root). Nothing is ever skipped: what cannot be provided fails the run with the exact
+ * answers, else Debian's redis-server on a free port), Chromium, PgBouncer, Patroni, etcd,
+ * HAProxy and Prometheus (installed with apt when we are root). Nothing is ever skipped: what cannot be provided fails the run with the exact
  * command that would provide it. URLs reach the test workers through the environment.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -118,6 +118,8 @@ export async function provision(): Promise<Provisioned> {
   lines.push(debianBinary('Patroni', '/usr/bin/patroni', 'patroni'));
   lines.push(debianBinary('etcd', '/usr/bin/etcd', 'etcd-server'));
   lines.push(debianBinary('HAProxy', '/usr/sbin/haproxy', 'haproxy'));
+  // The alert rules' tests (test/observability): promtool and a Prometheus server, one package.
+  lines.push(debianBinary('Prometheus', '/usr/bin/prometheus', 'prometheus'));
 
   return {
     lines,

@@ -55,6 +55,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { inChildSpan } from '../../platform/tracing/tracing';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RequestContext } from '../../features/context';
 import { databaseFailureOf } from '../../platform/db/failures';
@@ -224,7 +225,10 @@ export class CompiledDocuments {
       return;
     }
     const started = performance.now();
-    const result = compileQuery(this.schema, document, operationName ?? undefined);
+    // A span of its own when the request's span records (tracing off or unsampled: a property test).
+    const result = inChildSpan('graphql.compile', { 'vr.graphql.expanded_fields': fields }, () =>
+      compileQuery(this.schema, document, operationName ?? undefined),
+    );
     const milliseconds = performance.now() - started;
     this.compileTime.record(organizationId, milliseconds);
     // A document graphql-js validated but graphql-jit cannot compile stays on graphql-js.

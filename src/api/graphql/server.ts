@@ -60,6 +60,8 @@ import type { AnswerPlans } from '../answer-plan/answer-plans';
 import { logErrorsPlugin } from './plugins/log-errors';
 import { operationLimitsPlugin } from './plugins/operation-limits';
 import { unsupportedOperationPlugin } from './plugins/unsupported-operation';
+import { tracingPlugin } from './plugins/tracing';
+import { tracing } from '../../platform/tracing/tracing';
 
 /** A document longer than this is refused while parsing: no real query comes close. */
 export const MAX_DOCUMENT_TOKENS = 10_000;
@@ -102,6 +104,8 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
       // No cache hints in this schema (answers depend on the key): the default plugin only wrapped
       // every field resolver for nothing (measured: about 2 ms of CPU per page of 100 reports).
       ApolloServerPluginCacheControlDisabled(),
+      // Spans of parsing, validation and execution, only with tracing on (docs/deploy.md, "Observability").
+      ...(tracing.on ? [tracingPlugin()] : []),
       unsupportedOperationPlugin(),
       operationLimitsPlugin(schema, services),
       answerTooLargePlugin(),

@@ -27,6 +27,8 @@ export interface FeedEvent {
   subject: string;
   occurred_at: Date;
   payload: unknown;
+  /** the W3C `traceparent` of the request that wrote it, when traced: internal, never in the feed's answers (webhooks continue it) */
+  trace_context?: string | null;
 }
 
 export interface EventPage {
@@ -49,6 +51,7 @@ interface EventRow {
   subject: string | null;
   occurred_at: Date | null;
   payload: unknown;
+  trace_context: string | null;
   horizon: string;
   held_back: boolean;
 }
@@ -134,7 +137,7 @@ async function readFeed(
   const rows = await prisma.$queryRaw<EventRow[]>`
     WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
     SELECT e.position::text AS position, e.xid::text AS xid, e.type, e.subject::text AS subject, e.occurred_at, e.payload,
-      h.xmin::text AS horizon, ${heldBack} AS held_back
+      e.trace_context, h.xmin::text AS horizon, ${heldBack} AS held_back
     FROM horizon h
     LEFT JOIN LATERAL (
       SELECT * FROM events e
@@ -154,6 +157,7 @@ async function readFeed(
       subject: row.subject!,
       occurred_at: row.occurred_at!,
       payload: row.payload,
+      trace_context: row.trace_context,
     }));
   const held = rows[0]?.held_back === true;
   if (items.length === limit) return { page: { items, next: items[items.length - 1]!.cursor }, heldBack: held };

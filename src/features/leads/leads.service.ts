@@ -10,6 +10,7 @@ import { invalidInput, notFound, quotaExhausted } from '../../shared/errors';
 import type { NotificationPayload } from '../notifications/notification-payload';
 import { smsSegments } from '../notifications/sms-encoding';
 import { renderSms } from '../notifications/templates';
+import { activeTraceparent } from '../../platform/tracing/tracing';
 import { recordResponse, replayOrConflict, requestHash } from './lead-idempotency';
 import type { CreateLeadArgs, CreatedLead } from './lead.types';
 
@@ -98,7 +99,11 @@ export async function createLead(prisma: PrismaClient, request: CreateLeadReques
   if (input.sendPhone) checkSmsLength(payload);
 
   try {
+    const traceparent = activeTraceparent();
     return await prisma.$transaction(async (tx) => {
+      // With tracing on, the rows this transaction writes (outbox, events) name the request's trace
+      // (their trace_context columns default to this setting): their deliveries continue it.
+      if (traceparent) await tx.$queryRaw`SELECT set_config('vr.trace_context', ${traceparent}, true)`;
       if (!(await takeQuotaUnit(tx, dealership.entity_id))) throw quotaExhausted();
       const now = new Date();
       const contact = await tx.contact.create({

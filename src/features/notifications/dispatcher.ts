@@ -15,6 +15,7 @@
  */
 import type { PrismaClient } from '../../generated/prisma/client';
 import { PollingLoop } from '../../platform/polling-loop';
+import { activeTraceparent, inContinuedSpan } from '../../platform/tracing/tracing';
 import type { Logger } from '../../platform/logger';
 import { retryDelayMs } from './backoff';
 import type { ChannelName, ChannelSenders, OutboxMessage } from './channels';
@@ -29,6 +30,8 @@ interface ClaimedRow {
   attempts: number;
   /** lease end in epoch milliseconds, as text (bigint): identifies this claim */
   lease: string;
+  /** the `traceparent` of the request that queued it (tracing on), continued by its delivery */
+  trace_context: string | null;
 }
 
 /** How the outbox dispatcher claims, retries and gives up. */
@@ -106,10 +109,21 @@ export class OutboxDispatcher {
       ) AS due
       WHERE o.id = due.id
       RETURNING o.id::text AS id, o.channel::text AS channel, o.recipient, o.payload, o.attempts,
-        (extract(epoch FROM o.locked_until) * 1000)::bigint::text AS lease`;
+        (extract(epoch FROM o.locked_until) * 1000)::bigint::text AS lease, o.trace_context`;
   }
 
-  private async deliver(row: ClaimedRow): Promise<void> {
+  /** One attempt, in a span continuing the trace of the request that queued the row (tracing on); never the recipient. */
+  private deliver(row: ClaimedRow): Promise<'sent' | 'pending' | 'failed'> {
+    return inContinuedSpan(
+      `notification.deliver ${row.channel}`,
+      row.trace_context,
+      { 'vr.notification.channel': row.channel, 'vr.notification.attempt': row.attempts + 1 },
+      () => this.attempt(row),
+      (status) => ({ 'vr.notification.outcome': status, failed: status !== 'sent' }),
+    );
+  }
+
+  private async attempt(row: ClaimedRow): Promise<'sent' | 'pending' | 'failed'> {
     const message: OutboxMessage = { id: row.id, channel: row.channel, recipient: row.recipient, payload: row.payload };
     const recipient = maskRecipient(row.channel, row.recipient);
     const attempt = row.attempts + 1;
@@ -125,7 +139,10 @@ export class OutboxDispatcher {
     const delayMs =
       failure === null || gaveUp ? 0 : retryDelayMs(attempt, { baseMs: this.options.backoffBaseMs, maxMs: this.options.backoffMaxMs });
     const status = failure === null ? 'sent' : gaveUp ? 'failed' : 'pending';
+    // With tracing on, the outcome's event (written by a trigger in this transaction) names this delivery's span.
+    const traceparent = activeTraceparent();
     const owned = await this.prisma.$transaction(async (tx) => {
+      if (traceparent) await tx.$queryRaw`SELECT set_config('vr.trace_context', ${traceparent}, true)`;
       const updated = await tx.$executeRaw`
         UPDATE notification_outbox SET
           status = ${status}::"NotificationStatus",
@@ -148,6 +165,7 @@ export class OutboxDispatcher {
     if (failure === null) this.logger.info(context, `${row.channel} notification sent`);
     else if (gaveUp) this.logger.error({ ...context, error: failure }, `${row.channel} notification failed after ${attempt} attempts`);
     else this.logger.warn({ ...context, error: failure, retryInMs: delayMs }, `${row.channel} notification attempt failed; will retry`);
+    return status;
   }
 }
 

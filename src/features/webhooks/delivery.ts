@@ -15,6 +15,8 @@ export interface WebhookMessage {
   /** the same on every attempt: receivers deduplicate on it */
   id: string;
   body: string;
+  /** W3C trace context of the delivery's span (tracing on): the receiver may continue the trace */
+  traceparent?: string;
 }
 
 export interface DeliveryResult {
@@ -31,6 +33,7 @@ export function signedHeaders(secret: string, message: WebhookMessage, now = new
     'webhook-id': message.id,
     'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
     'webhook-signature': new Webhook(secret).sign(message.id, now, message.body),
+    ...(message.traceparent ? { traceparent: message.traceparent } : {}),
   };
 }
 

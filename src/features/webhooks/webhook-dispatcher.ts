@@ -12,6 +12,7 @@
  */
 import type { PrismaClient } from '../../generated/prisma/client';
 import { PollingLoop } from '../../platform/polling-loop';
+import { activeTraceparent, inContinuedSpan } from '../../platform/tracing/tracing';
 import type { Logger } from '../../platform/logger';
 import { encodeCursor } from '../events/event-cursor';
 import { readEvents, type FeedEvent } from '../events/events.service';
@@ -121,11 +122,20 @@ export class WebhookDispatcher {
     let sent = 0;
     let lastError: string | null = null;
     for (const event of page.items) {
-      const result = await deliver(
-        endpoint.url,
-        endpoint.secret,
-        { id: webhookId(event), body: webhookBody(event) },
-        { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivateAddresses },
+      // In a span continuing the trace of the request that wrote the event (tracing on); the
+      // receiver gets its `traceparent`. Never the endpoint's URL: it may carry a token.
+      const result = await inContinuedSpan(
+        'webhook.deliver',
+        event.trace_context,
+        { 'vr.webhook.event_type': event.type, 'vr.webhook.attempt': attempts + 1 },
+        () =>
+          deliver(
+            endpoint.url,
+            endpoint.secret,
+            { id: webhookId(event), body: webhookBody(event), traceparent: activeTraceparent() },
+            { timeoutMs: this.config.timeoutMs, allowPrivate: this.config.allowPrivateAddresses },
+          ),
+        (delivery) => ({ ...(delivery.status ? { 'http.response.status_code': delivery.status } : {}), failed: !delivery.ok }),
       );
       attempts += 1;
       if (result.ok) {

@@ -12,6 +12,8 @@ import { INACTIVE, PostgresListener, type NotificationHandlers, type Subscriptio
 import { ReplicaSet, serverName, type ReadClient, type ReadRouting, type ReplicaStatus } from './replicas';
 import type { SqlSession } from './sql-session';
 import { parseTimestamptz } from './timestamptz';
+import { tracedAdapterFactory } from '../tracing/sql-spans';
+import { tracing } from '../tracing/tracing';
 
 export type { ReadClient, ReadRouting, ReplicaStatus };
 
@@ -83,7 +85,8 @@ type AdapterFactory = NonNullable<ConstructorParameters<typeof PrismaClient>[0][
 
 function prismaClient(adapter: AdapterFactory, options: DatabaseOptions) {
   const prisma = new PrismaClient({
-    adapter,
+    // A span per statement with tracing on (tracing/sql-spans.ts); the adapter as it is otherwise.
+    adapter: tracing.on ? tracedAdapterFactory(adapter) : adapter,
     log: options.onQuery ? [{ emit: 'event', level: 'query' }] : [],
   });
   if (options.onQuery) {

@@ -13,6 +13,8 @@
 import pg from 'pg';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
 import { logger } from '../logger';
+import { inSqlSpan } from '../tracing/sql-spans';
+import { tracing } from '../tracing/tracing';
 import { preparedOwner, preparedStatementLost, StatementNames } from './prepared-statements';
 
 export type QueryObserver = (event: { query: string; durationMs: number }) => void;
@@ -68,7 +70,7 @@ export function withDirectRawQueries(prisma: PrismaClient, pool: pg.Pool, option
     const sql = sqlOf(first, values);
     const started = performance.now();
     try {
-      return await run(sql);
+      return await (tracing.on ? inSqlSpan(sql.text, () => run(sql)) : run(sql));
     } finally {
       options.onQuery?.({ query: sql.text, durationMs: performance.now() - started });
     }

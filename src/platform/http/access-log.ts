@@ -5,8 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Span } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
 import { logger, type Logger } from '../logger';
+import { traceIdOfHeader } from '../tracing/tracing';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -69,6 +71,23 @@ export function requestLogger(req: IncomingMessage): Logger {
   return child;
 }
 
+/**
+ * The request's trace: its server span's ids with tracing on (tracing/http-spans.ts; the line is
+ * written after the request's context has ended, so pino's mixin cannot find them); with tracing
+ * off, the trace id of a caller's `traceparent`, so the line can still be found from the caller's trace.
+ */
+function traceFields(req: IncomingMessage, res: ServerResponse, fields: Record<string, unknown>): void {
+  const span = (res as WithLocals).locals?.span as Span | undefined;
+  if (span) {
+    const { traceId, spanId } = span.spanContext();
+    fields.trace_id = traceId;
+    fields.span_id = spanId;
+    return;
+  }
+  const traceId = traceIdOfHeader(req.headers.traceparent);
+  if (traceId) fields.trace_id = traceId;
+}
+
 /** Probes and scrapes come every few seconds: they would drown the log. */
 const UNLOGGED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -102,6 +121,7 @@ export const accessLog = (): RequestHandler => (req, res, next) => {
     };
     const organizationId = (res as WithLocals).locals?.organizationId;
     if (organizationId) fields.organization_id = organizationId;
+    traceFields(req, res, fields);
     if (error) {
       fields.err = error;
       logger.error(fields, 'request errored');

@@ -1,10 +1,13 @@
 /**
- * prom-client's default process and Node.js metrics (CPU, memory, event loop lag, GC...). They
+ * prom-client's default process and Node.js metrics (CPU, memory, event loop lag, GC...), and the
+ * event loop's busy time (`vr_event_loop_active_seconds_total`: `rate()` of it is the event-loop
+ * utilization, which prom-client does not export and the alert rules read). They
  * describe the process, not an app, and their collectors (an event-loop delay timer, a GC
  * observer) cannot be stopped: one registry per process, made on first use, shared by every app's
  * /metrics.
  */
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { performance } from 'node:perf_hooks';
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 
 let processRegistry: Registry | undefined;
 
@@ -12,6 +15,22 @@ export function processMetricsRegistry(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    registerEventLoopActive(processRegistry);
   }
   return processRegistry;
+}
+
+/** Seconds the event loop spent running callbacks, counted at each scrape from Node's own measure. */
+function registerEventLoopActive(registry: Registry): void {
+  let counted = performance.eventLoopUtilization();
+  new Counter({
+    name: 'vr_event_loop_active_seconds_total',
+    help: 'Seconds the event loop was busy (not waiting for I/O); rate() of it is the event-loop utilization, 0 to 1.',
+    registers: [registry],
+    collect() {
+      const now = performance.eventLoopUtilization();
+      this.inc(Math.max(0, now.active - counted.active) / 1000);
+      counted = now;
+    },
+  });
 }

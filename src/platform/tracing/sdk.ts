@@ -1,0 +1,56 @@
+/**
+ * The OpenTelemetry SDK, loaded by `startTracing` only when the environment names a collector.
+ * Configured by the standard variables, read by the SDK itself: `OTEL_EXPORTER_OTLP_ENDPOINT` /
+ * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (OTLP over HTTP, JSON), `OTEL_EXPORTER_OTLP_HEADERS`,
+ * `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER` and
+ * `OTEL_TRACES_SAMPLER_ARG`, `OTEL_BSP_*` (batching). One default differs from the SDK's: without
+ * `OTEL_TRACES_SAMPLER`, requests are sampled at 10 % (`parentbased_traceidratio`, or the ratio
+ * in `OTEL_TRACES_SAMPLER_ARG`), a caller's sampled flag still being followed; the SDK's default
+ * (`parentbased_always_on`) would record every request of a busy service.
+ *
+ * Instrumentations: ioredis only (the rate limiter's commands, when a request's span records).
+ * HTTP, GraphQL and SQL spans are the service's own (http-spans.ts, the GraphQL tracing plugin,
+ * sql-spans.ts): the http, express and pg auto-instrumentations wrap every request, middleware and
+ * query whether or not it is sampled, and name spans by middleware rather than by what the
+ * request did.
+ */
+import { diag, DiagConsoleLogger, DiagLogLevel } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-node';
+import type { TracingHandle } from './tracing';
+
+/** This service's default when `OTEL_TRACES_SAMPLER` is unset (see above). */
+export const DEFAULT_SAMPLE_RATIO = 0.1;
+
+function defaultSampler(env: NodeJS.ProcessEnv) {
+  const given = Number(env.OTEL_TRACES_SAMPLER_ARG);
+  const ratio = env.OTEL_TRACES_SAMPLER_ARG !== undefined && given >= 0 && given <= 1 ? given : DEFAULT_SAMPLE_RATIO;
+  return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+}
+
+export function startSdk(env: NodeJS.ProcessEnv): TracingHandle {
+  // The SDK's own problems (a collector refusing spans) as warnings on stderr, not silence.
+  diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.WARN);
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({ 'service.name': 'vehicle-report-api' }))
+    .merge(detectResources({ detectors: [envDetector] }));
+  const provider = new NodeTracerProvider({
+    resource,
+    ...(env.OTEL_TRACES_SAMPLER ? {} : { sampler: defaultSampler(env) }),
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+  });
+  // W3C Trace Context only: baggage is not read (a caller's baggage could carry anything).
+  provider.register({ propagator: new W3CTraceContextPropagator() });
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [
+      // The command's name only: the rate limiter's keys name an organization or a client address.
+      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
+    ],
+  });
+  return { forceFlush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
+}

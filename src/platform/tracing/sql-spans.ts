@@ -1,0 +1,126 @@
+/**
+ * A client span per SQL statement, child of the request's span, made only when that span records
+ * (an unsampled request, the dispatchers' polls and tracing off cost one property test). Hooked
+ * where statements leave the process: the Prisma driver adapter (every model call and transaction
+ * statement, on PostgreSQL and PGlite alike) and the direct raw-query path (direct-raw-queries.ts).
+ *
+ * The statement's text is normalized: its parameters never reach it (Prisma and `Prisma.sql` send
+ * them apart, as `$1`…), and literals written into the text are replaced by `?`, so a value can
+ * reach a span only as a parameter, which is never read.
+ */
+import { SpanKind, type Span } from '@opentelemetry/api';
+import { failed, recordingSpan, tracer } from './tracing';
+
+/** Longest statement text kept (an answer plan's statement is tens of kB). */
+export const MAX_SQL_TEXT = 2_048;
+
+/** The statement with its literals replaced by `?` and its whitespace collapsed, at most MAX_SQL_TEXT long. */
+export function normalizedSql(text: string): string {
+  const normalized = text
+    .replace(/'(?:[^']|'')*'/g, '?')
+    .replace(/\$([A-Za-z_]\w*)?\$[\s\S]*?\$\1\$/g, '?')
+    .replace(/(?<![\w$."])-?\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b/gi, '?')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return normalized.length > MAX_SQL_TEXT ? `${normalized.slice(0, MAX_SQL_TEXT)}…` : normalized;
+}
+
+/** `SELECT reports`, `INSERT notification_outbox`, `BEGIN`…: the verb and the first table named. */
+export function sqlSpanName(text: string): string {
+  const verb = (/^[\s(]*([A-Za-z]+)/.exec(text)?.[1] ?? 'SQL').toUpperCase();
+  const table = /\b(?:FROM|INTO|UPDATE|JOIN)\s+(?:"?public"?\.)?"?([A-Za-z_][\w]*)"?/i.exec(text)?.[1];
+  return table ? `${verb} ${table}` : verb;
+}
+
+function startSqlSpan(text: string): Span | undefined {
+  if (!recordingSpan()) return undefined;
+  return tracer().startSpan(sqlSpanName(text), {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      'db.system.name': 'postgresql',
+      'db.operation.name': (/^[\s(]*([A-Za-z]+)/.exec(text)?.[1] ?? '').toUpperCase(),
+      'db.query.text': normalizedSql(text),
+    },
+  });
+}
+
+function endSqlSpan(span: Span, error?: unknown): void {
+  if (error !== undefined) {
+    failed(span, error);
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === 'string') span.setAttribute('db.response.status_code', code);
+  }
+  span.end();
+}
+
+/** Runs one statement in its span when the active span records; else runs it as it is. */
+export function inSqlSpan<T>(text: string, run: () => Promise<T>): Promise<T> {
+  const span = startSqlSpan(text);
+  if (!span) return run();
+  return run().then(
+    (result) => {
+      endSqlSpan(span);
+      return result;
+    },
+    (error: unknown) => {
+      endSqlSpan(span, error);
+      throw error;
+    },
+  );
+}
+
+/** The part of Prisma's driver adapter interface this wraps (`@prisma/driver-adapter-utils`). */
+interface Queryable {
+  queryRaw(query: { sql: string }): Promise<unknown>;
+  executeRaw(query: { sql: string }): Promise<number>;
+}
+interface Adapter extends Queryable {
+  startTransaction(...args: unknown[]): Promise<Queryable>;
+}
+interface AdapterFactory {
+  connect(): Promise<Adapter>;
+}
+
+/**
+ * The adapter (or transaction) with `queryRaw` and `executeRaw` in spans, its other methods called
+ * on the adapter itself; each method wrapped once, not at every access.
+ */
+function tracedQueryable<Q extends object>(
+  queryable: Q,
+  extra: (property: string | symbol, value: unknown) => unknown = () => undefined,
+): Q {
+  const made = new Map<string | symbol, unknown>();
+  return new Proxy(queryable, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (typeof value !== 'function') return value;
+      let wrapped = made.get(property);
+      if (wrapped === undefined) {
+        if (property === 'queryRaw' || property === 'executeRaw') {
+          const method = value as (query: { sql: string }) => Promise<unknown>;
+          wrapped = (query: { sql: string }) => inSqlSpan(query.sql, () => method.call(target, query));
+        } else wrapped = extra(property, value) ?? (value as (...args: unknown[]) => unknown).bind(target);
+        made.set(property, wrapped);
+      }
+      return wrapped;
+    },
+  });
+}
+
+/** Prisma's driver adapter factory with a span per statement (its transactions' statements included). */
+export function tracedAdapterFactory<F>(factory: F): F {
+  const inner = factory as unknown as AdapterFactory;
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      if (property !== 'connect') return Reflect.get(target, property, receiver) as unknown;
+      return async () => {
+        const adapter = await target.connect();
+        return tracedQueryable(adapter, (name, value) =>
+          name === 'startTransaction'
+            ? async (...args: unknown[]) => tracedQueryable(await (value as Adapter['startTransaction']).apply(adapter, args))
+            : undefined,
+        );
+      };
+    },
+  }) as unknown as F;
+}

@@ -1,0 +1,33 @@
+/**
+ * What a SQL span says of its statement (platform/tracing/sql-spans.ts): its literals replaced by
+ * `?` (a value written into the text, not sent as a parameter, never reaches a span), its
+ * placeholders, identifiers and casts kept, its length bounded; its name the verb and first table.
+ */
+import { MAX_SQL_TEXT, normalizedSql, sqlSpanName } from '../../src/platform/tracing/sql-spans';
+
+describe('SQL text in spans', () => {
+  it('replaces string, dollar-quoted and numeric literals, keeps placeholders, identifiers and casts', () => {
+    expect(
+      normalizedSql(`SELECT "t1".id, data->>'email' FROM reports AS t1
+        WHERE t1.email = 'jeanne@example.com' AND t1.phone = '+33612345678' AND n > 42 AND x < -1.5e3
+          AND y = $1::uuid AND body = $tag$it's Jeanne$tag$ AND z = $$plain$$ LIMIT 100`),
+    ).toBe(
+      `SELECT "t1".id, data->>? FROM reports AS t1 WHERE t1.email = ? AND t1.phone = ? AND n > ? AND x < ? AND y = $1::uuid AND body = ? AND z = ? LIMIT ?`,
+    );
+    expect(normalizedSql(`SELECT 'it''s' , 'a'`)).toBe('SELECT ? , ?');
+  });
+
+  it(`keeps at most ${MAX_SQL_TEXT} characters`, () => {
+    const long = normalizedSql(`SELECT ${'column_name, '.repeat(1_000)}x FROM reports`);
+    expect(long.length).toBe(MAX_SQL_TEXT + 1);
+    expect(long.endsWith('…')).toBe(true);
+  });
+
+  it('is named by its verb and first table', () => {
+    expect(sqlSpanName('SELECT r.token FROM "public"."reports" r JOIN dealerships d ON true')).toBe('SELECT reports');
+    expect(sqlSpanName('insert into "notification_outbox" (id) values ($1)')).toBe('INSERT notification_outbox');
+    expect(sqlSpanName('UPDATE webhook_endpoints SET x = 1')).toBe('UPDATE webhook_endpoints');
+    expect(sqlSpanName('  (WITH horizon AS (SELECT 1) SELECT 2)')).toBe('WITH');
+    expect(sqlSpanName('BEGIN')).toBe('BEGIN');
+  });
+});

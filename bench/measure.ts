@@ -9,10 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { cpuMs, percentile } from './support';
-import type { Scenario } from './scenarios';
-
-/** What stands for the report of a request in a scenario that reads `eachReport` (bench/scenarios.ts). */
-export const TOKEN = '00000000-0000-4000-8000-00000000face';
+import { TOKEN, type Scenario } from './scenarios';
 
 export interface ChildServer {
   name: string;

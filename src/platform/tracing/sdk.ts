@@ -21,7 +21,6 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-node';
-import type { TracingHandle } from './tracing';
 
 /** This service's default when `OTEL_TRACES_SAMPLER` is unset (see above). */
 export const DEFAULT_SAMPLE_RATIO = 0.1;
@@ -30,6 +29,12 @@ function defaultSampler(env: NodeJS.ProcessEnv) {
   const given = Number(env.OTEL_TRACES_SAMPLER_ARG);
   const ratio = env.OTEL_TRACES_SAMPLER_ARG !== undefined && given >= 0 && given <= 1 ? given : DEFAULT_SAMPLE_RATIO;
   return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+}
+
+export interface TracingHandle {
+  /** Sends what is buffered (tests, shutdown). */
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
 }
 
 export function startSdk(env: NodeJS.ProcessEnv): TracingHandle {

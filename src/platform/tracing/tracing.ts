@@ -21,17 +21,12 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
+import type { TracingHandle } from './sdk';
 
 export const TRACER_NAME = 'vehicle-report-api';
 
 /** Whether the SDK was started in this process (read on hot paths: a plain property). */
 export const tracing = { on: false };
-
-export interface TracingHandle {
-  /** Sends what is buffered (tests, shutdown). */
-  forceFlush(): Promise<void>;
-  shutdown(): Promise<void>;
-}
 
 /**
  * Whether the environment asks for traces: an OTLP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT` or
@@ -50,6 +45,8 @@ let started: TracingHandle | undefined;
  * Starts the SDK when the environment asks for it (else does nothing and loads nothing). Once per
  * process: the tracer provider, the context manager and the propagator are global.
  */
+export type { TracingHandle };
+
 export function startTracing(env: NodeJS.ProcessEnv = process.env): TracingHandle | undefined {
   if (started || !tracingRequested(env)) return started;
   // Loaded here only: a process without OTEL_* never reads the SDK's modules.

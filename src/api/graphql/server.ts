@@ -7,7 +7,8 @@
  *  0. (app-wide, before any of this) a refusal this instance already knows is held first
  *     (api/known-refusals.ts);
  *  1. the key, before the body is read: `graphqlAuthentication` (authentication-gate.ts);
- *     without a valid one, at most 16 kB are read, and only introspection goes on;
+ *     without a valid one, at most 16 kB are read, and only introspection goes on; a budget
+ *     known to be spent is its 429 before any of the body is read;
  *  2. the body read and refused when malformed: `graphqlBodyReader`, `graphqlBodyErrors`
  *     (malformed-requests.ts); a keyless document too wide once its fragments expand is refused
  *     and keyless requests share one set of slots: `admitKeyless`;

@@ -94,6 +94,10 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     introspection: true,
     includeStacktraceInErrorResponses: options.exposeStackTraces,
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
+    // Automatic persisted queries off: Apollo keeps them in one cache for every tenant, so any
+    // tenant could fill it and learn, by hash, whether another sent a document. Clients that try
+    // them get PERSISTED_QUERY_NOT_SUPPORTED and send the whole document, as the protocol says.
+    persistedQueries: false,
     // A request carrying x-api-key already needs a browser preflight, so a GET with it (urql's
     // default) is no CSRF risk: count it with Apollo's own preflight-forcing headers.
     csrfPrevention: { requestHeaders: ['x-api-key', 'x-apollo-operation-name', 'apollo-require-preflight'] },

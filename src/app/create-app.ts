@@ -127,11 +127,14 @@ export async function createApp(context: AppContext): Promise<Express> {
   app.use(graphiqlRouter({ endpoint: '/graphql', exampleQuery: GRAPHIQL_EXAMPLE_QUERY }));
   app.use(graphql);
   // WebSockets on /graphql (subscriptions): served by whichever HTTP server createHttpServer makes for this app.
+  // Their client's address is express's own `req.ip` (TRUST_PROXY's rules), read for the upgrade request.
+  const clientIp = Object.getOwnPropertyDescriptor(express.request, 'ip')!.get!;
   app.locals[UPGRADE_HANDLER] = createSubscriptionServer(schema, services('graphql'), {
     path: '/graphql',
     ...config.subscriptions,
     stream: { pollMs: config.subscriptions.pollMs, pollWithoutNotificationsMs: config.subscriptions.pollWithoutNotificationsMs },
     metrics,
+    clientAddressOf: (request) => clientIp.call({ app, headers: request.headers, socket: request.socket }) as string,
   });
   // Built once from the same schema the REST layer runs, so the document cannot drift from it.
   const openApiDocument = JSON.stringify(buildOpenApiDocument(schema));

@@ -1,0 +1,101 @@
+/**
+ * Subscriptions do not outlive their permission (issue 45, section 4), over real WebSockets:
+ * - a key revoked while its socket is open closes that socket with 4403 within 5 s;
+ * - keyless attempts are counted by the client's address as TRUST_PROXY reads it, not the socket's
+ *   (all of a proxy's clients came from its one address).
+ */
+import WebSocket from 'ws';
+import { issueApiKey, revokeApiKey } from '../../src/features/auth/api-keys';
+import { CLOSE_FORBIDDEN, CLOSE_TOO_MANY_ATTEMPTS } from '../../src/api/graphql/subscriptions/subscription-server';
+import { startTestServer, type TestServer } from '../support/server';
+import { wsUrl } from '../support/subscriptions';
+
+/** A raw graphql-transport-ws socket: initialised with `payload`, then (if acknowledged) subscribed to `query`. */
+async function openSocket(server: { url: string }, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const socket = new WebSocket(wsUrl(server), 'graphql-transport-ws', { headers });
+  const messages: { type: string; id?: string; payload?: unknown }[] = [];
+  socket.on('message', (data: Buffer) => messages.push(JSON.parse(String(data)) as never));
+  const closed = new Promise<{ code: number; reason: string; at: number }>((resolve) =>
+    socket.once('close', (code, reason) => resolve({ code, reason: reason.toString(), at: performance.now() })),
+  );
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  socket.send(JSON.stringify({ type: 'connection_init', payload }));
+  const acknowledged = await Promise.race([
+    new Promise<boolean>((resolve) => {
+      const check = setInterval(() => {
+        if (messages.some((m) => m.type === 'connection_ack')) {
+          clearInterval(check);
+          resolve(true);
+        }
+      }, 10);
+      void closed.then(() => clearInterval(check));
+    }),
+    closed.then(() => false),
+  ]);
+  const subscribe = (id: string, query: string) => socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query } }));
+  return { socket, messages, closed, acknowledged, subscribe };
+}
+
+describe('subscriptions and their permission', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('postgres', {
+      reports: 5,
+      config: {
+        trustProxy: 'loopback',
+        rateLimits: { requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 3 },
+      },
+    });
+  });
+  afterAll(() => server.close());
+
+  it.each([
+    ['through the API', 'api'],
+    ['by plain SQL', 'sql'],
+  ])('a key revoked %s closes its open subscription socket with 4403 within 5 s', async (_label, how) => {
+    const organizationId = server.dataset.organizations[0]!.id;
+    const issued = await issueApiKey(server.db.prisma, organizationId, 'subscription to revoke', 'demo');
+    const open = await openSocket(server, { 'x-api-key': issued.key });
+    expect(open.acknowledged).toBe(true);
+    open.subscribe('1', 'subscription { events { cursor } }');
+    // The subscription is running before the key goes.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(open.messages.filter((m) => m.type === 'error')).toEqual([]);
+    const revokedAt = performance.now();
+    if (how === 'api') expect(await revokeApiKey(server.db.prisma, issued.id)).toBe(true);
+    else await server.db.prisma.$executeRawUnsafe(`UPDATE api_keys SET revoked_at = now() WHERE id = $1::uuid`, issued.id);
+    const closed = await Promise.race([open.closed, new Promise<undefined>((resolve) => setTimeout(resolve, 5_000))]);
+    expect(closed).toMatchObject({ code: CLOSE_FORBIDDEN, reason: expect.stringMatching(/revoked/) });
+    expect(closed!.at - revokedAt).toBeLessThan(5_000);
+    // And the key opens nothing new.
+    const again = await openSocket(server, { 'x-api-key': issued.key });
+    expect(again.acknowledged).toBe(false);
+    expect((await again.closed).code).toBe(CLOSE_FORBIDDEN);
+  });
+
+  it('a key of another organization, or one still valid, keeps its socket', async () => {
+    const keep = await openSocket(server, { 'x-api-key': server.keys[1]! });
+    expect(keep.acknowledged).toBe(true);
+    const other = await issueApiKey(server.db.prisma, server.dataset.organizations[1]!.id, 'other key to revoke', 'demo');
+    await revokeApiKey(server.db.prisma, other.id);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(keep.socket.readyState).toBe(WebSocket.OPEN);
+    keep.socket.close();
+  });
+
+  it('keyless attempts are counted by the address TRUST_PROXY reads (X-Forwarded-For from the proxy), not the socket', async () => {
+    const attempt = async (address: string) => {
+      const open = await openSocket(server, {}, { 'x-forwarded-for': address });
+      return (await open.closed).code;
+    };
+    // Three attempts a minute per address (anonymousPerMinute), then 4429.
+    const first = [await attempt('203.0.113.7'), await attempt('203.0.113.7'), await attempt('203.0.113.7')];
+    expect(first).toEqual([CLOSE_FORBIDDEN, CLOSE_FORBIDDEN, CLOSE_FORBIDDEN]);
+    expect(await attempt('203.0.113.7')).toBe(CLOSE_TOO_MANY_ATTEMPTS);
+    // Another client behind the same proxy has its own budget.
+    expect(await attempt('203.0.113.8')).toBe(CLOSE_FORBIDDEN);
+  });
+});

@@ -36,7 +36,7 @@ import { registerReplicaMetrics } from '../platform/metrics/replica-metrics';
 import { registerEventsWritten } from '../features/events/events-written';
 import { createConcurrencyLimiter, type ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limiter';
 import { eventLoopBusy } from '../platform/event-loop-load';
-import { createRateLimits, reportingRejections, type RateLimits } from '../platform/rate-limit/rate-limiter';
+import { connectRedis, createRateLimits, reportingRejections, type RateLimits } from '../platform/rate-limit/rate-limiter';
 import type { AppConfig } from './config';
 import { CursorCodec } from '../shared/cursor';
 
@@ -135,6 +135,7 @@ export async function createApp(context: AppContext): Promise<Express> {
     stream: { pollMs: config.subscriptions.pollMs, pollWithoutNotificationsMs: config.subscriptions.pollWithoutNotificationsMs },
     metrics,
     clientAddressOf: (request) => clientIp.call({ app, headers: request.headers, socket: request.socket }) as string,
+    redis: config.rateLimits.redisUrl ? connectRedis(config.rateLimits.redisUrl) : undefined,
   });
   // Built once from the same schema the REST layer runs, so the document cannot drift from it.
   const openApiDocument = JSON.stringify(buildOpenApiDocument(schema));

@@ -2,9 +2,14 @@
  * Subscriptions do not outlive their permission (issue 45, section 4), over real WebSockets:
  * - a key revoked while its socket is open closes that socket with 4403 within 5 s;
  * - keyless attempts are counted by the client's address as TRUST_PROXY reads it, not the socket's
- *   (all of a proxy's clients came from its one address).
+ *   (all of a proxy's clients came from its one address);
+ * - the per-organization bound on open subscriptions holds across two instances sharing Redis.
  */
+import type { AddressInfo } from 'node:net';
+import Redis from 'ioredis';
 import WebSocket from 'ws';
+import { createApp } from '../../src/app/create-app';
+import { createHttpServer } from '../../src/platform/http/http-server';
 import { issueApiKey, revokeApiKey } from '../../src/features/auth/api-keys';
 import { CLOSE_FORBIDDEN, CLOSE_TOO_MANY_ATTEMPTS } from '../../src/api/graphql/subscriptions/subscription-server';
 import { startTestServer, type TestServer } from '../support/server';
@@ -97,5 +102,77 @@ describe('subscriptions and their permission', () => {
     expect(await attempt('203.0.113.7')).toBe(CLOSE_TOO_MANY_ATTEMPTS);
     // Another client behind the same proxy has its own budget.
     expect(await attempt('203.0.113.8')).toBe(CLOSE_FORBIDDEN);
+  });
+});
+
+describe('the per-organization bound on open subscriptions, across two instances', () => {
+  const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+  const PER_ORGANIZATION = 2;
+  let first: TestServer;
+  let second: { url: string; close: () => Promise<void> };
+
+  beforeAll(async () => {
+    first = await startTestServer('postgres', {
+      reports: 5,
+      config: {
+        rateLimits: { requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 1_000_000, redisUrl: REDIS_URL },
+        subscriptions: {
+          perOrganization: PER_ORGANIZATION,
+          perSocket: 10,
+          maxMessageBytes: 64 * 1024,
+          pollMs: 60_000,
+          pollWithoutNotificationsMs: 500,
+        },
+      },
+    });
+    // Leases another run of this suite left (same demo organizations) lapse; start without them.
+    const redis = new Redis(REDIS_URL);
+    await redis.del(...first.dataset.organizations.map((o) => `vr-subscriptions:${o.id}`));
+    redis.disconnect();
+    // A second instance: same database, same Redis, its own process state.
+    const app = await createApp({ db: first.db, config: first.config });
+    const http = createHttpServer(app, { requestTimeoutMs: first.config.requestTimeoutMs });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    second = {
+      url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((resolve) => http.close(() => resolve())),
+    };
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  /** Subscribes on an open socket and waits for its refusal, or 500 ms of none (admitted). */
+  const subscribeOn = async (open: Awaited<ReturnType<typeof openSocket>>, id: string) => {
+    open.subscribe(id, 'subscription { events { cursor } }');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const error = open.messages.find((m) => m.type === 'error' && m.id === id);
+    return error ? (error.payload as { extensions?: { code?: string } }[])[0]?.extensions?.code : 'open';
+  };
+
+  it('holds across instances, and a subscription closed on one lets another open on the other', async () => {
+    const key = first.keys[0]!;
+    const onFirst = await openSocket(first, { 'x-api-key': key });
+    const onSecond = await openSocket(second, { 'x-api-key': key });
+    expect(await subscribeOn(onFirst, 'a')).toBe('open');
+    expect(await subscribeOn(onSecond, 'b')).toBe('open');
+    // The organization has its two, one on each instance: a third is refused on either.
+    expect(await subscribeOn(onFirst, 'c')).toBe('RATE_LIMITED');
+    expect(await subscribeOn(onSecond, 'd')).toBe('RATE_LIMITED');
+    // Another organization is not affected.
+    const other = await openSocket(second, { 'x-api-key': first.keys[1]! });
+    expect(await subscribeOn(other, 'e')).toBe('open');
+    // One completed on the first instance: the second may open one.
+    onFirst.socket.send(JSON.stringify({ id: 'a', type: 'complete' }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await subscribeOn(onSecond, 'f')).toBe('open');
+    // A socket closed releases its subscriptions too.
+    onSecond.socket.close();
+    await onSecond.closed;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await subscribeOn(onFirst, 'g')).toBe('open');
+    onFirst.socket.close();
+    other.socket.close();
   });
 });

@@ -43,6 +43,8 @@ import { REFUSED_CHARACTERS_PER_POINT } from '../plugins/operation-limits';
 import { selectionShapeRule } from '../selection-shape-rule';
 import { MAX_DOCUMENT_TOKENS } from '../server';
 import { SubscriptionQuota } from './subscription-quota';
+import { SharedLeases } from '../../../platform/rate-limit/shared-leases';
+import type Redis from 'ioredis';
 
 /** The close codes this server chooses (graphql-ws's own: 4400 bad message, 4406 subprotocol, 4408 no init in time...). */
 export const CLOSE_FORBIDDEN = 4403;
@@ -64,6 +66,8 @@ export interface SubscriptionServerOptions {
    * proxy, from X-Forwarded-For): keyless attempts are counted by it. Default: the socket's peer.
    */
   clientAddressOf?: (request: IncomingMessage) => string;
+  /** Redis shared by the instances: the per-organization bound then holds across them (closed with the server). */
+  redis?: Redis;
 }
 
 export interface SubscriptionServer {
@@ -101,6 +105,9 @@ function keyOf(params: Record<string, unknown> | undefined): string | undefined 
  */
 export const KEY_RECHECK_MS = 4_000;
 
+/** How long a subscription's lease lasts in Redis unless its instance renews it: an instance that dies frees its share within this. */
+const SUBSCRIPTION_LEASE_MS = 30_000;
+
 /** A peer that stops answering pings (a cut network sends no close) is dropped within two intervals. */
 const KEEP_ALIVE_MS = 12_000;
 
@@ -124,7 +131,8 @@ export function createSubscriptionServer(
   options: SubscriptionServerOptions,
 ): SubscriptionServer {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, handleProtocols });
-  const quota = new SubscriptionQuota(options.perOrganization, options.metrics?.subscriptionsOpen);
+  const leases = options.redis && new SharedLeases(options.redis, { prefix: 'vr-subscriptions', leaseMs: SUBSCRIPTION_LEASE_MS });
+  const quota = new SubscriptionQuota(options.perOrganization, options.metrics?.subscriptionsOpen, leases);
   const wakeups = new EventWakeups(services.db);
   const rules = [...specifiedRules, selectionShapeRule];
   const sockets = new Map<WebSocket, SocketState>();
@@ -212,7 +220,7 @@ export function createSubscriptionServer(
         }),
       ];
     }
-    const release = quota.take(organizationId);
+    const release = await quota.take(organizationId);
     if (!release) {
       return [
         tooMany(`Too many subscriptions: at most ${options.perOrganization} of one organization open at once`, {
@@ -347,6 +355,8 @@ export function createSubscriptionServer(
     closeAll() {
       stopHearingKeys();
       clearInterval(recheckTimer);
+      leases?.close();
+      options.redis?.disconnect();
       for (const client of wss.clients) client.close(1001, 'Going away');
     },
   };

@@ -3,17 +3,23 @@
  * - a key revoked while its socket is open closes that socket with 4403 within 5 s;
  * - keyless attempts are counted by the client's address as TRUST_PROXY reads it, not the socket's
  *   (all of a proxy's clients came from its one address);
- * - the per-organization bound on open subscriptions holds across two instances sharing Redis.
+ * - the per-organization bound on open subscriptions holds across two instances sharing Redis;
+ * - a reconnect storm: a subscriber reconnecting every 150 ms while 60 transactions commit out of
+ *   order receives every event once, in feed order.
  */
 import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import WebSocket from 'ws';
 import { createApp } from '../../src/app/create-app';
 import { createHttpServer } from '../../src/platform/http/http-server';
+import { createRateLimits } from '../../src/platform/rate-limit/rate-limiter';
 import { issueApiKey, revokeApiKey } from '../../src/features/auth/api-keys';
 import { CLOSE_FORBIDDEN, CLOSE_TOO_MANY_ATTEMPTS } from '../../src/api/graphql/subscriptions/subscription-server';
 import { startTestServer, type TestServer } from '../support/server';
-import { wsUrl } from '../support/subscriptions';
+import pg from 'pg';
+import { subscribe, subscriptionClient, wsUrl, type PushedEvent } from '../support/subscriptions';
+import { graphql } from '../support/server';
+import { waitFor } from '../support/wait';
 
 /** A raw graphql-transport-ws socket: initialised with `payload`, then (if acknowledged) subscribed to `query`. */
 async function openSocket(server: { url: string }, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
@@ -110,10 +116,15 @@ describe('the per-organization bound on open subscriptions, across two instances
   const PER_ORGANIZATION = 2;
   let first: TestServer;
   let second: { url: string; close: () => Promise<void> };
+  const rateLimits = [
+    createRateLimits({ redisUrl: REDIS_URL, requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 1_000_000 }),
+    createRateLimits({ redisUrl: REDIS_URL, requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 1_000_000 }),
+  ];
 
   beforeAll(async () => {
     first = await startTestServer('postgres', {
       reports: 5,
+      rateLimits: rateLimits[0],
       config: {
         rateLimits: { requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 1_000_000, redisUrl: REDIS_URL },
         subscriptions: {
@@ -130,7 +141,7 @@ describe('the per-organization bound on open subscriptions, across two instances
     await redis.del(...first.dataset.organizations.map((o) => `vr-subscriptions:${o.id}`));
     redis.disconnect();
     // A second instance: same database, same Redis, its own process state.
-    const app = await createApp({ db: first.db, config: first.config });
+    const app = await createApp({ db: first.db, config: first.config, rateLimits: rateLimits[1] });
     const http = createHttpServer(app, { requestTimeoutMs: first.config.requestTimeoutMs });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     second = {
@@ -141,6 +152,7 @@ describe('the per-organization bound on open subscriptions, across two instances
   afterAll(async () => {
     await second?.close();
     await first?.close();
+    await Promise.all(rateLimits.map((limits) => limits.close()));
   });
 
   /** Subscribes on an open socket and waits for its refusal, or 500 ms of none (admitted). */
@@ -175,4 +187,96 @@ describe('the per-organization bound on open subscriptions, across two instances
     onFirst.socket.close();
     other.socket.close();
   });
+});
+
+describe('a reconnect storm', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('postgres', {
+      reports: 20,
+      config: {
+        subscriptions: { perOrganization: 10, perSocket: 10, maxMessageBytes: 64 * 1024, pollMs: 60_000, pollWithoutNotificationsMs: 500 },
+      },
+    });
+  });
+  afterAll(() => server.close());
+
+  const FIELDS = 'cursor position type subject';
+  /** The feed after `after` (GraphQL query), every page. */
+  const feed = async (key: string, after: string) => {
+    const items: PushedEvent[] = [];
+    let next = after;
+    for (;;) {
+      const page = await graphql<{ events: { items: PushedEvent[]; next: string } }>(
+        server,
+        `query($after: String) { events(after: $after, limit: 1000, types: "report.updated") { items { ${FIELDS} } next } }`,
+        { after: next || null },
+        key,
+      );
+      items.push(...page.body.data!.events.items);
+      next = page.body.data!.events.next;
+      if (page.body.data!.events.items.length < 1000) return { items, next };
+    }
+  };
+
+  it('60 transactions committing out of order while a subscriber reconnects every 150 ms: every event once, in feed order', async () => {
+    const key = server.keys[0]!;
+    const organizationId = server.dataset.organizations[0]!.id;
+    const tokens = server.dataset.reports.filter((r) => r.organization_id === organizationId).map((r) => r.token);
+    const { next: start } = await feed(key, '');
+    const query = `subscription($after: String) { events(after: $after, types: ["report.updated"]) { ${FIELDS} } }`;
+
+    const received: PushedEvent[] = [];
+    let cursor = start;
+    let stop = false;
+    let connections = 0;
+    const subscriber = (async () => {
+      while (!stop) {
+        const client = subscriptionClient(server, { 'x-api-key': key });
+        const sub = subscribe(client, query, { after: cursor });
+        connections += 1;
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        await client.dispose();
+        expect(sub.errors).toEqual([]);
+        received.push(...sub.events);
+        if (sub.events.length > 0) cursor = sub.events[sub.events.length - 1]!.cursor;
+      }
+    })();
+
+    // 60 transactions, each updating a report and holding its commit a random while: positions are
+    // taken in one order and committed in another.
+    const pool = new pg.Pool({ connectionString: server.databaseUrl, max: 30 });
+    try {
+      await Promise.all(
+        Array.from({ length: 60 }, async (_, i) => {
+          const client = await pool.connect();
+          try {
+            await client.query('BEGIN');
+            await client.query(`UPDATE reports SET data = jsonb_set(data, '{metadata,storm}', to_jsonb($2::int)) WHERE token = $1::uuid`, [
+              tokens[i % tokens.length],
+              i,
+            ]);
+            await client.query('SELECT pg_sleep($1)', [Math.random() * 0.4]);
+            await client.query('COMMIT');
+          } finally {
+            client.release();
+          }
+        }),
+      );
+    } finally {
+      await pool.end();
+    }
+    try {
+      await waitFor(() => received.length >= 60 || undefined, 30_000);
+      // A while longer: anything repeated would come now.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    } finally {
+      stop = true;
+      await subscriber;
+    }
+    const expected = await feed(key, start);
+    expect(expected.items).toHaveLength(60);
+    expect(received.map((e) => e.cursor)).toEqual(expected.items.map((e) => e.cursor));
+    expect(connections).toBeGreaterThan(5);
+  }, 90_000);
 });

@@ -5,8 +5,9 @@
  * are no headers to speak of in a browser's WebSocket), the organization's budget not spent, the
  * document's size, validation (graphql-js's rules and the selection-shape rule), its price (the
  * same refusals as an HTTP operation), then the charge of its statements to the key's budget.
- * Open subscriptions are bounded per organization on this instance and per socket; a client
- * message is bounded by `maxMessageBytes`.
+ * Open subscriptions are bounded per organization (across instances with Redis) and per socket; a
+ * client message is bounded by `maxMessageBytes`. A key revoked while its sockets are open closes
+ * them (4403).
  *
  * Close codes: 4403 when the key is missing, unknown or revoked (one code for all three: a client
  * cannot do anything different about them), 4429 when the client's address has spent its budget

@@ -1,9 +1,9 @@
 /**
- * Bodies a refused request never has read. A refusal decided before the body (a wrong or missing
+ * Bodies a refused request never has parsed. A refusal decided before the body (a wrong or missing
  * key, a spent budget, a declared length over the limit) is answered at once, and the rest of the
- * body stays unread: body-parser, on its own 413, reads the whole body off the wire before it
- * answers (its `dump`), however long it is, so a declared length over the limit is refused here
- * before it is called.
+ * body is only drained while the connection closes: body-parser, on its own 413, reads the whole
+ * body off the wire before it answers (its `dump`), however long it is, so a declared length over
+ * the limit is refused here before it is called.
  */
 
 import type { Socket } from 'node:net';

@@ -157,13 +157,33 @@ export async function admitOrganization(
   held = false,
 ): Promise<Admission> {
   if (!principal) return takeSlot(services, KEYLESS_SLOTS, clientGone);
+  const spent = await spentBudgetRefusal(services, principal, held);
+  if (spent) return spent;
+  const slot = await takeSlot(services, principal.organizationId, clientGone);
+  // Spent while this request waited for its slot (the requests ahead of it paid the last points):
+  // refused now, before its document is parsed, rather than after.
+  if (!slot.admitted) return slot;
+  const spentSince = await spentBudgetRefusal(services, principal, true);
+  if (!spentSince) return slot;
+  slot.release();
+  return spentSince;
+}
+
+/**
+ * The 429 of an organization whose budget this instance knows to be spent (held first, unless the
+ * request was held already), or undefined. Asked before a request's body is read (both interfaces'
+ * authentication) and again at admission: a refused request costs no parsing whatever it sends.
+ */
+export async function spentBudgetRefusal(
+  services: ApiServices,
+  principal: ApiKeyPrincipal,
+  held: boolean,
+): Promise<Extract<Admission, { admitted: false }> | undefined> {
   const spent = services.rateLimits.requests.refusal(principal.organizationId);
-  if (spent) {
-    services.onRefused?.('requests');
-    if (!held) await holdRefusal(services, principal.organizationId);
-    return { admitted: false, error: rateLimited(spent.retryAfterSeconds), headers: spent.headers };
-  }
-  return takeSlot(services, principal.organizationId, clientGone);
+  if (!spent) return undefined;
+  services.onRefused?.('requests');
+  if (!held) await holdRefusal(services, principal.organizationId);
+  return { admitted: false, error: rateLimited(spent.retryAfterSeconds), headers: spent.headers };
 }
 
 /**

@@ -36,7 +36,7 @@ import { registerReplicaMetrics } from '../platform/metrics/replica-metrics';
 import { registerEventsWritten } from '../features/events/events-written';
 import { createConcurrencyLimiter, type ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limiter';
 import { eventLoopBusy } from '../platform/event-loop-load';
-import { createRateLimits, reportingRejections, type RateLimits } from '../platform/rate-limit/rate-limiter';
+import { connectRedis, createRateLimits, reportingRejections, type RateLimits } from '../platform/rate-limit/rate-limiter';
 import { httpSpans } from '../platform/tracing/http-spans';
 import { annotatedRateLimits } from '../platform/tracing/rate-limit-attributes';
 import { tracing } from '../platform/tracing/tracing';
@@ -134,11 +134,15 @@ export async function createApp(context: AppContext): Promise<Express> {
   app.use(graphiqlRouter({ endpoint: '/graphql', exampleQuery: GRAPHIQL_EXAMPLE_QUERY }));
   app.use(graphql);
   // WebSockets on /graphql (subscriptions): served by whichever HTTP server createHttpServer makes for this app.
+  // Their client's address is express's own `req.ip` (TRUST_PROXY's rules), read for the upgrade request.
+  const clientIp = Object.getOwnPropertyDescriptor(express.request, 'ip')!.get!;
   app.locals[UPGRADE_HANDLER] = createSubscriptionServer(schema, services('graphql'), {
     path: '/graphql',
     ...config.subscriptions,
     stream: { pollMs: config.subscriptions.pollMs, pollWithoutNotificationsMs: config.subscriptions.pollWithoutNotificationsMs },
     metrics,
+    clientAddressOf: (request) => clientIp.call({ app, headers: request.headers, socket: request.socket }) as string,
+    redis: config.rateLimits.redisUrl ? connectRedis(config.rateLimits.redisUrl) : undefined,
   });
   // Built once from the same schema the REST layer runs, so the document cannot drift from it.
   const openApiDocument = JSON.stringify(buildOpenApiDocument(schema));

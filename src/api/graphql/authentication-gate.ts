@@ -7,10 +7,11 @@
 import express, { type RequestHandler } from 'express';
 import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import { recordOrganization, requestLogger } from '../../platform/http/access-log';
-import { asAppError, invalidApiKey, notAuthenticated, rateLimited } from '../../shared/errors';
+import { closeIfBodyUnread, declaresBodyOver } from '../../platform/http/unread-bodies';
+import { asAppError, badRequest, invalidApiKey, notAuthenticated, rateLimited } from '../../shared/errors';
 import { refusalHeldFirst } from '../known-refusals';
 import { MAX_BODY_BYTES } from '../limits';
-import { authenticate, chargeWork, presentedKeyOf, type ApiServices, type Authentication } from '../request-context';
+import { authenticate, chargeWork, presentedKeyOf, spentBudgetRefusal, type ApiServices, type Authentication } from '../request-context';
 import { refusalPoints } from './plugins/operation-limits';
 import { selectionShapeErrors } from './selection-shape-rule';
 import { sendGraphqlError, sendGraphqlValidationError } from './format-error';
@@ -38,6 +39,7 @@ export function graphqlAuthentication(services: ApiServices): RequestHandler {
       return sendGraphqlError(res, failure);
     }
     if (auth.status === 'throttled') {
+      closeIfBodyUnread(req, res);
       res.set(auth.decision.headers);
       return sendGraphqlError(res, rateLimited(auth.decision.retryAfterSeconds));
     }
@@ -45,6 +47,13 @@ export function graphqlAuthentication(services: ApiServices): RequestHandler {
     if (auth.status === 'authenticated') {
       res.locals.principal = auth.principal;
       recordOrganization(res, auth.principal.organizationId);
+      // A spent budget is answered before the body is read: whatever the request sends, it costs no parsing.
+      const spent = await spentBudgetRefusal(services, auth.principal, refusalHeldFirst(res));
+      if (spent) {
+        closeIfBodyUnread(req, res);
+        res.set(spent.headers);
+        return spent.error && sendGraphqlError(res, spent.error);
+      }
     }
     return next();
   };
@@ -59,16 +68,19 @@ export function graphqlBodyReader(): RequestHandler {
   const keyless = express.json({ limit: KEYLESS_MAX_BODY_BYTES });
   return (req, res, next) => {
     const auth = res.locals.authentication as Authentication | undefined;
-    if (auth?.status === 'authenticated') return keyed(req, res, next);
-    return keyless(req, res, (error?: unknown) => {
-      // Too large to be an introspection query: the answer is the missing key's, and the rest of
-      // the body is not read (the connection closes after the answer).
-      if ((error as { status?: number } | undefined)?.status === 413) {
-        res.set('connection', 'close');
-        return sendGraphqlError(res, auth?.status === 'missing' ? notAuthenticated() : invalidApiKey());
-      }
-      return next(error);
-    });
+    if (auth?.status === 'authenticated') {
+      if (!declaresBodyOver(req, MAX_BODY_BYTES)) return keyed(req, res, next);
+      closeIfBodyUnread(req, res);
+      return sendGraphqlError(res, badRequest('Request body too large'), 413);
+    }
+    // Too large to be an introspection query: the answer is the missing key's, and the rest of
+    // the body is not read (the connection closes after the answer).
+    const refuse = () => {
+      closeIfBodyUnread(req, res);
+      return sendGraphqlError(res, auth?.status === 'missing' ? notAuthenticated() : invalidApiKey());
+    };
+    if (declaresBodyOver(req, KEYLESS_MAX_BODY_BYTES)) return refuse();
+    return keyless(req, res, (error?: unknown) => ((error as { status?: number } | undefined)?.status === 413 ? refuse() : next(error)));
   };
 }
 
@@ -86,7 +98,10 @@ export function admitKeyless(services: ApiServices): RequestHandler {
     const started = performance.now();
     const text = documentTextOf(req.method === 'GET' ? req.query : req.body);
     const document = introspectionOnlyDocument(text);
-    if (!document) return sendGraphqlError(res, auth?.status === 'missing' ? notAuthenticated() : invalidApiKey());
+    if (!document) {
+      closeIfBodyUnread(req, res);
+      return sendGraphqlError(res, auth?.status === 'missing' ? notAuthenticated() : invalidApiKey());
+    }
     const [tooWide] = selectionShapeErrors(document);
     if (tooWide) {
       await chargeWork(

@@ -7,7 +7,8 @@
  *  0. (app-wide, before any of this) a refusal this instance already knows is held first
  *     (api/known-refusals.ts);
  *  1. the key, before the body is read: `graphqlAuthentication` (authentication-gate.ts);
- *     without a valid one, at most 16 kB are read, and only introspection goes on;
+ *     without a valid one, at most 16 kB are read, and only introspection goes on; a budget
+ *     known to be spent is its 429 before any of the body is read;
  *  2. the body read and refused when malformed: `graphqlBodyReader`, `graphqlBodyErrors`
  *     (malformed-requests.ts); a keyless document too wide once its fragments expand is refused
  *     and keyless requests share one set of slots: `admitKeyless`;
@@ -95,6 +96,10 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     introspection: true,
     includeStacktraceInErrorResponses: options.exposeStackTraces,
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
+    // Automatic persisted queries off: Apollo keeps them in one cache for every tenant, so any
+    // tenant could fill it and learn, by hash, whether another sent a document. Clients that try
+    // them get PERSISTED_QUERY_NOT_SUPPORTED and send the whole document, as the protocol says.
+    persistedQueries: false,
     // A request carrying x-api-key already needs a browser preflight, so a GET with it (urql's
     // default) is no CSRF risk: count it with Apollo's own preflight-forcing headers.
     csrfPrevention: { requestHeaders: ['x-api-key', 'x-apollo-operation-name', 'apollo-require-preflight'] },

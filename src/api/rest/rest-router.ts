@@ -9,6 +9,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLArgument, GraphQLSchema } from 'graphql';
 import { recordOrganization, requestLogger } from '../../platform/http/access-log';
+import { closeIfBodyUnread, declaresBodyOver } from '../../platform/http/unread-bodies';
 import { badRequest, invalidApiKey, invalidInput, methodNotAllowed, notAuthenticated, notFound, rateLimited } from '../../shared/errors';
 import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_PARAMETER } from '../contract/idempotency-key';
 import { parseJsonBody, validateArguments, type Location } from '../contract/validation';
@@ -25,6 +26,7 @@ import {
   clientGoneSignal,
   createRequestContext,
   presentedKeyOf,
+  spentBudgetRefusal,
   type ApiServices,
 } from '../request-context';
 import { matchRestRoute, restMatchOf } from '../request-route';
@@ -117,18 +119,25 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices, plans?:
             ? invalidApiKey()
             : undefined;
     if (auth.status === 'throttled') res.set(auth.decision.headers);
+    // A spent budget is answered before the body is read: whatever the request sends, it costs no parsing.
+    const spent = auth.status === 'authenticated' ? await spentBudgetRefusal(services, auth.principal, held) : undefined;
+    if (spent) {
+      closeIfBodyUnread(req, res);
+      res.set(spent.headers);
+      return spent.error && sendRestError(res, spent.error);
+    }
 
     // FastAPI reads the body before anything else: malformed JSON is a 422 even without a key.
     // Only a declared JSON body is parsed; any other reaches validation as text, as in FastAPI.
     let body: unknown;
     if (route.route.method === 'POST') {
       const read = await readBody(req, res, refusal ? KEYLESS_MAX_BODY_BYTES : MAX_BODY_BYTES);
-      if (!Buffer.isBuffer(read) && refusal) {
-        // Not worth reading for a request that will be refused: its answer, and the connection closes.
-        res.set('connection', 'close');
-        return sendRestError(res, refusal);
+      if (!Buffer.isBuffer(read)) {
+        // Not read on: the connection closes after the answer. A request that will be refused gets
+        // its refusal's answer (not worth reading), any other the 413.
+        closeIfBodyUnread(req, res);
+        return refusal ? sendRestError(res, refusal) : next(read.tooLarge);
       }
-      if (!Buffer.isBuffer(read)) return next(read.tooLarge);
       const bytes = read;
       if (bytes.length > 0 && isJsonContentType(req.headers['content-type'])) {
         const text = decodeJsonBytes(bytes);
@@ -248,6 +257,9 @@ function bodyReader(): (req: Request, res: Response, limit: number) => Promise<B
   return (req, res, limit) => {
     let read = readers.get(limit);
     if (!read) readers.set(limit, (read = express.raw({ type: () => true, limit })));
+    // Declared too long: refused before body-parser, which would read it all first (unread-bodies.ts).
+    if (declaresBodyOver(req, limit))
+      return Promise.resolve({ tooLarge: Object.assign(new Error('request entity too large'), { status: 413, expose: true }) });
     return new Promise((resolve, reject) => {
       void read(req, res, (error?: unknown) => {
         if ((error as { status?: number } | undefined)?.status === 413) return resolve({ tooLarge: error as Error });

@@ -50,6 +50,8 @@ export class ApiKeyAuthenticator {
   private readonly changes: Subscription;
   /** Bumped by every change heard: a lookup that started before one must not be cached. */
   private generation = 0;
+  /** Told of every change heard: a key's digest, or '*' for any key (see `onChange`). */
+  private readonly changeListeners = new Set<(digest: string) => void>();
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -60,12 +62,33 @@ export class ApiKeyAuthenticator {
         this.generation += 1;
         if (digest === '*') this.entries.clear();
         else this.entries.delete(digest);
+        this.tell(digest);
       },
       reset: () => {
         this.generation += 1;
         this.entries.clear();
+        this.tell('*');
       },
     });
+  }
+
+  /**
+   * Calls `listener` with the digest of each key revoked or deleted (or '*': any key may have
+   * changed, and when changes may have been missed) for as long as changes are heard: what holds a
+   * key longer than a request (a subscription's socket) checks it again then. Returns the unsubscribe.
+   */
+  onChange(listener: (digest: string) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Whether changes are heard now; when not, whoever holds a key checks it again on its own. */
+  get hearsChanges(): boolean {
+    return this.changes.active;
+  }
+
+  private tell(digest: string): void {
+    for (const listener of this.changeListeners) listener(digest);
   }
 
   /** The key's organization when this process knows it valid without asking the database, else undefined. */

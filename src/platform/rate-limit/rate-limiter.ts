@@ -102,6 +102,10 @@ export function createRateLimiter(policy: RateLimitPolicy, redis?: Redis): RateL
       try {
         const result = await limiter.consume(key, points);
         const reset = Math.ceil(result.msBeforeNext / 1000);
+        // The last point taken: every request costs at least one, so the next is refused whatever
+        // it sends. Known now, that refusal costs the next request no parsing (issue 45: requests
+        // that arrived together each parsed their document before the first refusal was counted).
+        if (result.remainingPoints <= 0 && (!redis || redis.status === 'ready')) refusals.remember(key, policy, result.msBeforeNext, 1);
         return { allowed: true, headers: headersFor(policy, result.remainingPoints, reset), retryAfterSeconds: 0 };
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;

@@ -5,8 +5,9 @@
  * are no headers to speak of in a browser's WebSocket), the organization's budget not spent, the
  * document's size, validation (graphql-js's rules and the selection-shape rule), its price (the
  * same refusals as an HTTP operation), then the charge of its statements to the key's budget.
- * Open subscriptions are bounded per organization on this instance and per socket; a client
- * message is bounded by `maxMessageBytes`.
+ * Open subscriptions are bounded per organization (across instances with Redis) and per socket; a
+ * client message is bounded by `maxMessageBytes`. A key revoked while its sockets are open closes
+ * them (4403).
  *
  * Close codes: 4403 when the key is missing, unknown or revoked (one code for all three: a client
  * cannot do anything different about them), 4429 when the client's address has spent its budget
@@ -28,7 +29,7 @@ import {
 } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { presentKey, type ApiKeyPrincipal } from '../../../features/auth/api-keys';
+import { presentKey, type ApiKeyPrincipal, type PresentedKey } from '../../../features/auth/api-keys';
 import type { RequestContext } from '../../../features/context';
 import type { StreamOptions } from '../../../features/events/event-stream';
 import { EventWakeups } from '../../../features/events/event-wakeups';
@@ -43,6 +44,8 @@ import { REFUSED_CHARACTERS_PER_POINT } from '../plugins/operation-limits';
 import { selectionShapeRule } from '../selection-shape-rule';
 import { MAX_DOCUMENT_TOKENS } from '../server';
 import { SubscriptionQuota } from './subscription-quota';
+import { SharedLeases } from '../../../platform/rate-limit/shared-leases';
+import type Redis from 'ioredis';
 
 /** The close codes this server chooses (graphql-ws's own: 4400 bad message, 4406 subprotocol, 4408 no init in time...). */
 export const CLOSE_FORBIDDEN = 4403;
@@ -59,6 +62,13 @@ export interface SubscriptionServerOptions {
   maxMessageBytes: number;
   stream: StreamOptions;
   metrics?: { subscriptionsOpen: import('prom-client').Gauge; subscriptionEventPushed(lagSeconds: number | undefined): void };
+  /**
+   * The client's address of an upgrade request, as HTTP requests read it (TRUST_PROXY: behind a
+   * proxy, from X-Forwarded-For): keyless attempts are counted by it. Default: the socket's peer.
+   */
+  clientAddressOf?: (request: IncomingMessage) => string;
+  /** Redis shared by the instances: the per-organization bound then holds across them (closed with the server). */
+  redis?: Redis;
 }
 
 export interface SubscriptionServer {
@@ -70,6 +80,8 @@ export interface SubscriptionServer {
 
 interface SocketState {
   principal: ApiKeyPrincipal;
+  /** the key it authenticated with: checked again when keys change (a revocation closes the socket) */
+  presented: PresentedKey;
   /** open subscriptions of this socket, by id: their quota releases */
   open: Map<string, () => void>;
 }
@@ -87,6 +99,15 @@ function keyOf(params: Record<string, unknown> | undefined): string | undefined 
   const value = params?.['x-api-key'] ?? params?.apiKey;
   return typeof value === 'string' ? value : undefined;
 }
+
+/**
+ * When revocations are not heard (no listening connection: api-key-cache.ts), each open socket's
+ * key is looked up again this often, so that a revoked key's socket closes within 5 s either way.
+ */
+export const KEY_RECHECK_MS = 4_000;
+
+/** How long a subscription's lease lasts in Redis unless its instance renews it: an instance that dies frees its share within this. */
+const SUBSCRIPTION_LEASE_MS = 30_000;
 
 /** A peer that stops answering pings (a cut network sends no close) is dropped within two intervals. */
 const KEEP_ALIVE_MS = 12_000;
@@ -111,10 +132,35 @@ export function createSubscriptionServer(
   options: SubscriptionServerOptions,
 ): SubscriptionServer {
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, handleProtocols });
-  const quota = new SubscriptionQuota(options.perOrganization, options.metrics?.subscriptionsOpen);
+  const leases = options.redis && new SharedLeases(options.redis, { prefix: 'vr-subscriptions', leaseMs: SUBSCRIPTION_LEASE_MS });
+  const quota = new SubscriptionQuota(options.perOrganization, options.metrics?.subscriptionsOpen, leases);
   const wakeups = new EventWakeups(services.db);
   const rules = [...specifiedRules, selectionShapeRule];
-  const sockets = new WeakMap<WebSocket, SocketState>();
+  const sockets = new Map<WebSocket, SocketState>();
+  const clientAddressOf = options.clientAddressOf ?? ((request: IncomingMessage) => request.socket.remoteAddress ?? '');
+
+  /**
+   * A key revoked while its sockets are open: they close with 4403, as a new connection with it
+   * would. Checked again when a change to the key is heard (or any change, '*'), and every
+   * KEY_RECHECK_MS while changes are not heard.
+   */
+  const recheckKeys = (digest: string) => {
+    for (const [socket, state] of sockets) {
+      if (digest !== '*' && state.presented.digest !== digest) continue;
+      services.apiKeys.authenticate(state.presented).then(
+        (principal) => {
+          if (!principal && sockets.has(socket)) socket.close(CLOSE_FORBIDDEN, 'Forbidden: API key revoked');
+        },
+        // The database away: the key is checked again at the next change or recheck.
+        (error: unknown) => logger.debug({ err: error }, 'subscription key recheck failed'),
+      );
+    }
+  };
+  const stopHearingKeys = services.apiKeys.onChange(recheckKeys);
+  const recheckTimer = setInterval(() => {
+    if (!services.apiKeys.hearsChanges && sockets.size > 0) recheckKeys('*');
+  }, KEY_RECHECK_MS);
+  recheckTimer.unref();
 
   /** Why a subscribe is refused before anything runs, or its execution arguments. */
   async function admit(
@@ -175,7 +221,7 @@ export function createSubscriptionServer(
         }),
       ];
     }
-    const release = quota.take(organizationId);
+    const release = await quota.take(organizationId);
     if (!release) {
       return [
         tooMany(`Too many subscriptions: at most ${options.perOrganization} of one organization open at once`, {
@@ -193,7 +239,7 @@ export function createSubscriptionServer(
       ...createRequestContext(services, {
         principal,
         log: logger.child({ subscription: id, organizationId }),
-        clientAddress: ctx.extra.request.socket.remoteAddress ?? '',
+        clientAddress: clientAddressOf(ctx.extra.request),
       }),
       feedFollowing: { wakeups, options: options.stream },
       // One context serves every push of the subscription: a budget would add up over its whole
@@ -215,15 +261,18 @@ export function createSubscriptionServer(
     onConnect: async (ctx) => {
       const socket = ctx.extra.socket;
       let auth;
+      const presented = presentKey(keyOf(ctx.connectionParams));
       try {
-        auth = await authenticate(services, presentKey(keyOf(ctx.connectionParams)), ctx.extra.request.socket.remoteAddress ?? '');
+        auth = await authenticate(services, presented, clientAddressOf(ctx.extra.request));
       } catch (error) {
         if (!databaseFailureOf(error)) throw error;
         socket.close(CLOSE_TRY_AGAIN_LATER, 'Database unavailable: try again later');
         return false;
       }
-      if (auth.status === 'authenticated') {
-        sockets.set(socket, { principal: auth.principal, open: new Map() });
+      if (auth.status === 'authenticated' && presented) {
+        // Closed already (the client left during the lookup): nothing to keep.
+        if (socket.readyState !== socket.OPEN) return false;
+        sockets.set(socket, { principal: auth.principal, presented, open: new Map() });
         return true;
       }
       if (auth.status === 'throttled') socket.close(CLOSE_TOO_MANY_ATTEMPTS, 'Too many attempts without a valid API key');
@@ -257,6 +306,7 @@ export function createSubscriptionServer(
     onComplete: (ctx, id) => release(ctx, id),
     onClose: (ctx) => {
       for (const id of [...(sockets.get(ctx.extra.socket)?.open.keys() ?? [])]) release(ctx, id);
+      sockets.delete(ctx.extra.socket);
     },
   });
 
@@ -304,6 +354,10 @@ export function createSubscriptionServer(
       wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
     },
     closeAll() {
+      stopHearingKeys();
+      clearInterval(recheckTimer);
+      leases?.close();
+      options.redis?.disconnect();
       for (const client of wss.clients) client.close(1001, 'Going away');
     },
   };

@@ -1,0 +1,46 @@
+/**
+ * Bodies a refused request never has parsed. A refusal decided before the body (a wrong or missing
+ * key, a spent budget, a declared length over the limit) is answered at once, and the rest of the
+ * body is only drained while the connection closes: body-parser, on its own 413, reads the whole
+ * body off the wire before it answers (its `dump`), however long it is, so a declared length over
+ * the limit is refused here before it is called.
+ */
+
+import type { Socket } from 'node:net';
+
+/** Whether the request declares a body longer than `limit` bytes (Content-Length). */
+export function declaresBodyOver(req: { headers: { 'content-length'?: string } }, limit: number): boolean {
+  const declared = Number(req.headers['content-length']);
+  return Number.isFinite(declared) && declared > limit;
+}
+
+/** How long a refused connection is still read (and what it sends thrown away) after its answer, at most. */
+export const LINGER_MS = 2_000;
+
+/**
+ * For a refusal answered before the request's body was read whole: the connection closes after the
+ * answer, instead of being kept for the client's next request (KEEP_ALIVE_TIMEOUT_MS): a flood of
+ * refused bodies leaves no descriptor behind. The close lingers, as nginx's lingering_close does:
+ * the answer is followed by a FIN, and what the client is still sending is read and thrown away
+ * until it closes its side, for at most LINGER_MS. Closed at once with data unread, the connection
+ * would be reset by the kernel, and the client could lose its answer (seen: 138 of 2,000). A
+ * request whose body has arrived whole (a GET) keeps its connection.
+ */
+export function closeIfBodyUnread(
+  req: { complete: boolean; socket: Socket },
+  res: { setHeader(name: string, value: string): unknown },
+): void {
+  if (req.complete) return;
+  res.setHeader('connection', 'close');
+  const socket = req.socket as Socket & { destroySoon?: () => void };
+  // Node ends a `Connection: close` response with destroySoon(): the socket destroyed once the
+  // answer is written, unread data or not.
+  socket.destroySoon = () => {
+    socket.end();
+    socket.resume();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('end', () => socket.destroy());
+    socket.once('close', () => clearTimeout(timer));
+  };
+}

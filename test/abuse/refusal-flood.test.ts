@@ -1,0 +1,109 @@
+/**
+ * A refusal flood leaves nothing behind (issue 45, section 3): 2,000 connections presenting wrong
+ * keys with 95 kB lead bodies, refusals held as in production (REFUSAL_DELAY_MS 500, paced per
+ * address): 20 s after the flood the process's open descriptors are back within 10% of idle. Each
+ * refusal is answered before its body is read and closes its connection (nothing kept alive for
+ * KEEP_ALIVE_TIMEOUT_MS, no body read to be thrown away). RSS within 20% after 60 s is measured by
+ * hand (docs/performance.md): too long for CI.
+ */
+import { readdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { startTestServer, type TestServer } from '../support/server';
+import { waitFor } from '../support/wait';
+
+const CONNECTIONS = 2_000;
+const BODY_BYTES = 95_000;
+
+/**
+ * The child: opens CONNECTIONS raw sockets, each sends one wrong-key lead of BODY_BYTES and then
+ * keeps its socket open, as a keep-alive client does; prints the statuses once every socket has
+ * its answer (or was closed), and stays until it is killed.
+ */
+const FLOOD = `
+const net = require('node:net');
+const [port, connections, bodyBytes] = process.argv.slice(1).map(Number);
+const body = JSON.stringify({ dealership: '00000000-0000-4000-8000-000000000000', name: 'x'.repeat(bodyBytes) });
+const statuses = {};
+let done = 0;
+for (let i = 0; i < connections; i += 1) {
+  const socket = net.connect(port, '127.0.0.1');
+  let answer = '';
+  let counted = false;
+  const count = () => {
+    if (counted) return;
+    counted = true;
+    const status = /^HTTP\\/1\\.1 (\\d+)/.exec(answer)?.[1] ?? 'none';
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    if ((done += 1) === connections) process.stdout.write(JSON.stringify(statuses));
+  };
+  socket.on('data', (chunk) => {
+    answer += chunk;
+    if (/\\r\\n\\r\\n/.test(answer)) count();
+  });
+  socket.on('error', () => {});
+  socket.on('close', count);
+  socket.write(
+    'POST /public/reports/create-lead HTTP/1.1\\r\\nhost: x\\r\\ncontent-type: application/json\\r\\n' +
+      'x-api-key: vr_live_' + String(i % 40).padStart(32, 'w') + '\\r\\nx-forwarded-for: 198.51.100.' + (i % 40) + '\\r\\n' +
+      'content-length: ' + Buffer.byteLength(body) + '\\r\\n\\r\\n' + body,
+  );
+}
+setInterval(() => {}, 1000);
+`;
+
+const openDescriptors = () => readdirSync('/proc/self/fd').length;
+
+describe('a flood of refused connections', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('postgres', {
+      reports: 5,
+      config: {
+        trustProxy: 'loopback',
+        refusalDelayMs: 500,
+        rateLimits: { requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 20 },
+      },
+    });
+  });
+  afterAll(() => server.close());
+
+  it('2,000 wrong-key connections with 95 kB bodies: descriptors back within 10% of idle 20 s later', async () => {
+    const idle = openDescriptors();
+    const idleRss = process.memoryUsage().rss;
+    const port = Number(new URL(server.url).port);
+    const child = spawn(process.execPath, ['-e', FLOOD, String(port), String(CONNECTIONS), String(BODY_BYTES)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+    let peak = idle;
+    const sampler = setInterval(() => (peak = Math.max(peak, openDescriptors())), 100);
+    const started = performance.now();
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    try {
+      await waitFor(() => out.length > 0, 60_000, 100);
+    } catch (error) {
+      child.kill('SIGKILL');
+      throw error;
+    }
+    const floodMs = performance.now() - started;
+    const statuses = JSON.parse(out) as Record<string, number>;
+    const afterFlood = openDescriptors();
+    // The clients stay connected: what closes their connections is the server.
+    await new Promise((resolve) => setTimeout(resolve, 20_000));
+    clearInterval(sampler);
+    const after20s = openDescriptors();
+    const rss20s = process.memoryUsage().rss;
+    child.kill('SIGKILL');
+    await exited;
+    console.log(
+      `flood of ${CONNECTIONS} x ${BODY_BYTES} B: ${floodMs.toFixed(0)} ms, statuses ${JSON.stringify(statuses)}; descriptors idle ${idle}, ` +
+        `peak ${peak}, at the flood's end ${afterFlood}, 20 s later ${after20s}; RSS idle ${(idleRss / 1e6).toFixed(0)} MB, 20 s later ${(rss20s / 1e6).toFixed(0)} MB`,
+    );
+    // Every connection got its refusal: 401, then 429 once its address's keyless budget is spent.
+    expect(Object.keys(statuses).sort()).toEqual(['401', '429']);
+    expect(Object.entries(statuses).filter(([status]) => status !== '401' && status !== '429')).toEqual([]);
+    expect(after20s).toBeLessThanOrEqual(Math.ceil(idle * 1.1));
+  }, 120_000);
+});

@@ -6,6 +6,7 @@
  * the limit is refused here before it is called.
  */
 
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** Whether the request declares a body longer than `limit` bytes (Content-Length). */
@@ -18,19 +19,22 @@ export function declaresBodyOver(req: { headers: { 'content-length'?: string } }
 export const LINGER_MS = 2_000;
 
 /**
- * For a refusal answered before the request's body was read whole: the connection closes after the
+ * For a refusal answered before the request's body was parsed: the connection closes after the
  * answer, instead of being kept for the client's next request (KEEP_ALIVE_TIMEOUT_MS): a flood of
- * refused bodies leaves no descriptor behind. The close lingers, as nginx's lingering_close does:
- * the answer is followed by a FIN, and what the client is still sending is read and thrown away
- * until it closes its side, for at most LINGER_MS. Closed at once with data unread, the connection
- * would be reset by the kernel, and the client could lose its answer (seen: 138 of 2,000). A
- * request whose body has arrived whole (a GET) keeps its connection.
+ * refused bodies leaves no descriptor behind. Whether the body is still on the wire or already in
+ * the socket's buffers depends on the runtime (Node 22 buffers more than Node 20 before the key is
+ * checked), so any request that carries a body closes; one without (a GET) keeps its connection.
+ * The close lingers, as nginx's lingering_close does: the answer is followed by a FIN, and what the
+ * client is still sending is read and thrown away until it closes its side, for at most LINGER_MS.
+ * Closed at once with data unread, the connection would be reset by the kernel, and the client
+ * could lose its answer (seen: 138 of 2,000).
  */
 export function closeIfBodyUnread(
-  req: { complete: boolean; socket: Socket },
+  req: { headers: IncomingHttpHeaders; socket: Socket },
   res: { setHeader(name: string, value: string): unknown },
 ): void {
-  if (req.complete) return;
+  const declared = Number(req.headers['content-length']);
+  if (!(declared > 0) && req.headers['transfer-encoding'] === undefined) return;
   res.setHeader('connection', 'close');
   const socket = req.socket as Socket & { destroySoon?: () => void };
   // Node ends a `Connection: close` response with destroySoon(): the socket destroyed once the

@@ -176,8 +176,33 @@ class ObjectWriter {
     return [...this.joins, ...laterals].join(' ');
   }
 
-  private fieldsOf(type: GraphQLObjectType, nodes: readonly FieldNode[]) {
-    return collectSubfields(this.facts.schema, this.fragments, this.variables, type, nodes);
+  /**
+   * An object's text: its members in the selection's order (`__typename` written here), each value
+   * the SQL `value` gives for its field; undefined when a field cannot be written (or none is selected).
+   */
+  private objectText(
+    type: GraphQLObjectType,
+    nodes: readonly FieldNode[],
+    value: (field: GraphQLField<unknown, unknown>, fieldNodes: readonly FieldNode[]) => string | undefined,
+  ): string | undefined {
+    const text = new Text();
+    let first = true;
+    for (const [key, fieldNodes] of collectSubfields(this.facts.schema, this.fragments, this.variables, type, nodes)) {
+      const name = fieldNodes[0]!.name.value;
+      text.literal(`${first ? '{' : ','}"${key}":`);
+      first = false;
+      if (name === '__typename') {
+        text.literal(JSON.stringify(type.name));
+        continue;
+      }
+      const field = type.getFields()[name];
+      if (!field || fieldNodes.some((node) => node.arguments?.length)) return undefined;
+      const sql = value(field, fieldNodes);
+      if (sql === undefined) return undefined;
+      text.expression(sql);
+    }
+    if (first) return undefined;
+    return text.literal('}').toString();
   }
 
   /** A value read once per row, at `level` (it may read the values of lower levels). */
@@ -189,27 +214,13 @@ class ObjectWriter {
 
   /** An object of the row `row` (its table's columns, or a document, relation or expression its fields declare). */
   rowObject(type: GraphQLObjectType, row: string, nodes: readonly FieldNode[]): Value | undefined {
-    const text = new Text();
     const bounds: string[] = [];
-    let first = true;
-    for (const [key, fieldNodes] of this.fieldsOf(type, nodes)) {
-      const name = fieldNodes[0]!.name.value;
-      text.literal(`${first ? '{' : ','}"${key}":`);
-      first = false;
-      if (name === '__typename') {
-        text.literal(JSON.stringify(type.name));
-        continue;
-      }
-      const field = type.getFields()[name];
-      if (!field || fieldNodes.some((node) => node.arguments?.length)) return undefined;
+    const json = this.objectText(type, nodes, (field, fieldNodes) => {
       const value = this.rowField(type, field, row, fieldNodes);
-      if (!value) return undefined;
-      text.expression(value.json);
-      bounds.push(...value.bounds);
-    }
-    if (first) return undefined;
-    text.literal('}');
-    return { json: text.toString(), bounds };
+      if (value) bounds.push(...value.bounds);
+      return value?.json;
+    });
+    return json === undefined ? undefined : { json, bounds };
   }
 
   private rowField(
@@ -320,26 +331,15 @@ class ObjectWriter {
    * `level` places its objects' values in laterals; 0 writes them inline (inside a list's items).
    */
   documentObject(type: GraphQLObjectType, v: string, nodes: readonly FieldNode[], nullable: boolean, level: number): string | undefined {
-    const text = new Text();
-    let first = true;
-    for (const [key, fieldNodes] of this.fieldsOf(type, nodes)) {
-      const name = fieldNodes[0]!.name.value;
-      text.literal(`${first ? '{' : ','}"${key}":`);
-      first = false;
-      if (name === '__typename') {
-        text.literal(JSON.stringify(type.name));
-        continue;
-      }
-      const field = type.getFields()[name];
-      if (!field || OBJECT_PROPERTIES.has(name) || fieldNodes.some((node) => node.arguments?.length)) return undefined;
-      const member = `${v}->${quote(name)}`;
-      const value = this.documentValue(field.type, member, fieldNodes, level);
+    const text = this.objectText(type, nodes, (field, fieldNodes) => {
+      const { name } = field;
+      if (OBJECT_PROPERTIES.has(name)) return undefined;
+      const value = this.documentValue(field.type, `${v}->${quote(name)}`, fieldNodes, level);
       if (!value) return undefined;
       // An array answers such a name from its prototype (a function graphql-js calls): the typed path's.
-      text.expression(ARRAY_PROPERTIES.has(name) ? `(CASE WHEN jsonb_typeof(${v}) = 'array' THEN NULL ELSE ${value} END)` : value);
-    }
-    if (first) return undefined;
-    text.literal('}');
+      return ARRAY_PROPERTIES.has(name) ? `(CASE WHEN jsonb_typeof(${v}) = 'array' THEN NULL ELSE ${value} END)` : value;
+    });
+    if (text === undefined) return undefined;
     return `(CASE WHEN ${v} IS NULL OR jsonb_typeof(${v}) = 'null' THEN ${nullable ? "'null'" : 'NULL'} ELSE ${text} END)`;
   }
 

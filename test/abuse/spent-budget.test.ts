@@ -7,9 +7,11 @@
  * ~8,000 tokens, and 10,000 search terms; here with documents of growing size on both interfaces.
  *
  * The server runs in this process and the requests come from a child process: this process's
- * utime+stime over a batch, divided by its requests, is the server's CPU per refusal.
+ * utime+stime over a batch, divided by its requests, is the server's CPU per refusal. Another
+ * process on the machine (a test suite beside this one) can only add to it: the lowest of
+ * BATCHES batches is the figure.
  */
-import { prepareSender, processCpuMs, type SentAnswer, type SentRequest } from '../support/request-sender';
+import { processCpuMs, startRequestSender, type RequestSender, type SentAnswer, type SentRequest } from '../support/request-sender';
 import { startTestServer, type TestServer } from '../support/server';
 
 /** The goal: server CPU per refused request, milliseconds. */
@@ -18,6 +20,8 @@ const MAX_CPU_MS_PER_REFUSAL = 3;
 const BUDGET = 20;
 /** Requests per measured batch: distinct documents, so that nothing the server keeps is reused. */
 const BATCH = 24;
+/** Batches measured per case. */
+const BATCHES = 3;
 
 const aliases = (count: number, salt: string) => `{ ${Array.from({ length: count }, (_, i) => `${salt}${i}: __typename`).join(' ')} }`;
 const searchTerms = (count: number, salt: string) => Array.from({ length: count }, (_, i) => `${salt}${i}`).join(' ');
@@ -39,6 +43,7 @@ const GRAPHQL_BODIES: [string, (salt: string) => string][] = [
 
 describe('a spent budget costs no parsing', () => {
   let server: TestServer;
+  let sender: RequestSender;
   let key: string;
   let dealershipId: string;
 
@@ -47,13 +52,17 @@ describe('a spent budget costs no parsing', () => {
       reports: 5,
       config: { rateLimits: { requestsPerMinute: BUDGET, leadsPerMinute: 100, anonymousPerMinute: BUDGET } },
     });
+    sender = await startRequestSender(server.url);
     key = server.keys[0]!;
     dealershipId = server.dataset.dealerships.find((d) => d.organization_id === server.dataset.organizations[0]!.id)!.id;
     // The refusal paths run once before anything is measured: their first run compiles them.
     await spend({ 'x-api-key': key });
-    await (await prepareSender(server.url, warmUp(key))).send();
+    await (await sender.prepare(warmUp(key))).send();
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    await sender?.close();
+    await server?.close();
+  });
 
   const warmUp = (apiKey: string): SentRequest[] =>
     Array.from({ length: BATCH }, (_, i) => ({
@@ -76,12 +85,17 @@ describe('a spent budget costs no parsing', () => {
     throw new Error('the budget was never spent');
   };
 
-  /** Server CPU per request of a batch sent from another process, and the answers. */
-  const measure = async (requests: SentRequest[]) => {
-    const sender = await prepareSender(server.url, requests);
-    const before = processCpuMs();
-    const answers = await sender.send();
-    const cpuMsPerRequest = (processCpuMs() - before) / requests.length;
+  /** Server CPU per request (the lowest of BATCHES batches, `batch(n)` the n-th) sent from another process, and all the answers. */
+  const measure = async (batch: (n: number) => SentRequest[]) => {
+    const answers: SentAnswer[] = [];
+    let cpuMsPerRequest = Infinity;
+    for (let n = 0; n < BATCHES; n += 1) {
+      const requests = batch(n);
+      const prepared = await sender.prepare(requests);
+      const before = processCpuMs();
+      answers.push(...(await prepared.send()));
+      cpuMsPerRequest = Math.min(cpuMsPerRequest, (processCpuMs() - before) / requests.length);
+    }
     return { answers, cpuMsPerRequest };
   };
 
@@ -116,12 +130,13 @@ describe('a spent budget costs no parsing', () => {
     const past = await send(JSON.stringify({ query: aliases(5_300, 'past') }));
     expect(past.status).toBe(429);
     expect(past.headers.get('connection')).toBe('close');
-    const requests = Array.from({ length: BATCH }, (_, i) => ({
-      path: '/graphql',
-      headers: { 'content-type': 'application/json', 'x-api-key': other },
-      body: JSON.stringify({ query: aliases(2_000, `l${i}_`) }),
-    }));
-    const { answers, cpuMsPerRequest } = await measure(requests);
+    const { answers, cpuMsPerRequest } = await measure((n) =>
+      Array.from({ length: BATCH }, (_, i) => ({
+        path: '/graphql',
+        headers: { 'content-type': 'application/json', 'x-api-key': other },
+        body: JSON.stringify({ query: aliases(2_000, `l${n}x${i}_`) }),
+      })),
+    );
     figures.push(`organization, GraphQL, after its last point: ${cpuMsPerRequest.toFixed(2)}`);
     expectRateLimited(answers, 'requests');
     expect(cpuMsPerRequest).toBeLessThanOrEqual(MAX_CPU_MS_PER_REFUSAL);
@@ -129,12 +144,13 @@ describe('a spent budget costs no parsing', () => {
 
   it.each(GRAPHQL_BODIES)('an organization past its budget: GraphQL, %s', async (label, body) => {
     await spend({ 'x-api-key': key });
-    const requests = Array.from({ length: BATCH }, (_, i) => ({
-      path: '/graphql',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: body(`k${label.length}x${i}_`),
-    }));
-    const { answers, cpuMsPerRequest } = await measure(requests);
+    const { answers, cpuMsPerRequest } = await measure((n) =>
+      Array.from({ length: BATCH }, (_, i) => ({
+        path: '/graphql',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: body(`k${label.length}x${n}x${i}_`),
+      })),
+    );
     figures.push(`organization, GraphQL, ${label}: ${cpuMsPerRequest.toFixed(2)}`);
     expectRateLimited(answers, 'requests', label.includes('past the body limit'));
     expect(JSON.parse(answers[0]!.body)).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED' } }] });
@@ -143,12 +159,13 @@ describe('a spent budget costs no parsing', () => {
 
   it.each(GRAPHQL_BODIES)('a keyless address past its budget: GraphQL, %s', async (label, body) => {
     await spend({});
-    const requests = Array.from({ length: BATCH }, (_, i) => ({
-      path: '/graphql',
-      headers: { 'content-type': 'application/json' },
-      body: body(`a${label.length}x${i}_`),
-    }));
-    const { answers, cpuMsPerRequest } = await measure(requests);
+    const { answers, cpuMsPerRequest } = await measure((n) =>
+      Array.from({ length: BATCH }, (_, i) => ({
+        path: '/graphql',
+        headers: { 'content-type': 'application/json' },
+        body: body(`a${label.length}x${n}x${i}_`),
+      })),
+    );
     figures.push(`keyless address, GraphQL, ${label}: ${cpuMsPerRequest.toFixed(2)}`);
     expectRateLimited(answers, 'anonymous', label.includes('past the body limit'));
     expect(cpuMsPerRequest).toBeLessThanOrEqual(MAX_CPU_MS_PER_REFUSAL);
@@ -156,19 +173,20 @@ describe('a spent budget costs no parsing', () => {
 
   it('an organization past its budget: REST, 95 kB leads and 600 search terms (the longest query string)', async () => {
     await spend({ 'x-api-key': key });
-    const requests = Array.from({ length: BATCH }, (_, i): SentRequest =>
-      i % 2 === 0
-        ? {
-            path: '/public/reports/create-lead',
-            headers: { 'content-type': 'application/json', 'x-api-key': key },
-            body: JSON.stringify({ dealership: dealershipId, name: 'x', notes: `${i}`.repeat(95_000 / String(i).length) }),
-          }
-        : {
-            path: `/public/reports/?search=${encodeURIComponent(searchTerms(600, `r${i}_`))}`,
-            method: 'GET',
-            headers: { 'x-api-key': key },
-          },
-    );
+    const requests = (n: number) =>
+      Array.from({ length: BATCH }, (_, i): SentRequest =>
+        i % 2 === 0
+          ? {
+              path: '/public/reports/create-lead',
+              headers: { 'content-type': 'application/json', 'x-api-key': key },
+              body: JSON.stringify({ dealership: dealershipId, name: 'x', notes: `${n}x${i}`.repeat(95_000 / `${n}x${i}`.length) }),
+            }
+          : {
+              path: `/public/reports/?search=${encodeURIComponent(searchTerms(600, `r${n}x${i}_`))}`,
+              method: 'GET',
+              headers: { 'x-api-key': key },
+            },
+      );
     const { answers, cpuMsPerRequest } = await measure(requests);
     figures.push(`organization, REST: ${cpuMsPerRequest.toFixed(2)}`);
     expectRateLimited(answers, 'requests');

@@ -1,9 +1,10 @@
 /**
  * Sends requests from a separate process, so that a test measuring the server's CPU (the server
  * runs in the test's own process: its utime+stime) counts the server's work only, not the client's
- * building and sending of large bodies.
+ * building and sending of large bodies. The child is started once and kept: starting a process
+ * costs its parent CPU too (a few milliseconds a batch), which is the harness's, not the server's.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,44 +23,74 @@ export interface SentAnswer {
   body: string;
 }
 
-/** The child: reads the requests from a file, sends them one after another, prints the answers. */
+/** The child: for each line on its input (a file of requests), sends them one after another and prints the answers as one line. */
 const SENDER = `
 const fs = require('node:fs');
-const [file, base] = process.argv.slice(1);
-const requests = JSON.parse(fs.readFileSync(file, 'utf8'));
-(async () => {
-  const answers = [];
-  for (const r of requests) {
-    const response = await fetch(base + r.path, { method: r.method ?? 'POST', headers: r.headers, body: r.body });
-    const body = await response.text();
-    answers.push({ status: response.status, headers: Object.fromEntries(response.headers), body: body.slice(0, 300) });
+const readline = require('node:readline');
+const base = process.argv[1];
+readline.createInterface({ input: process.stdin }).on('line', async (file) => {
+  try {
+    const requests = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const answers = [];
+    for (const r of requests) {
+      const response = await fetch(base + r.path, { method: r.method ?? 'POST', headers: r.headers, body: r.body });
+      const body = await response.text();
+      answers.push({ status: response.status, headers: Object.fromEntries(response.headers), body: body.slice(0, 300) });
+    }
+    process.stdout.write(JSON.stringify(answers) + '\\n');
+  } catch (error) {
+    console.error(error);
+    process.exit(1);
   }
-  process.stdout.write(JSON.stringify(answers));
-})().catch((error) => { console.error(error); process.exit(1); });
+});
 `;
 
-/** Builds the requests (bodies can be large: written to a file), then sends them all from a child process. */
-export async function prepareSender(baseUrl: string, requests: readonly SentRequest[]): Promise<{ send: () => Promise<SentAnswer[]> }> {
+export interface RequestSender {
+  /** Writes the requests to a file (bodies can be large); `send` then sends them all from the child. */
+  prepare(requests: readonly SentRequest[]): Promise<{ send: () => Promise<SentAnswer[]> }>;
+  close(): Promise<void>;
+}
+
+/** Starts the sending process for the server at `baseUrl`. */
+export async function startRequestSender(baseUrl: string): Promise<RequestSender> {
   const folder = await mkdtemp(path.join(tmpdir(), 'vr-sender-'));
-  const file = path.join(folder, 'requests.json');
-  await writeFile(file, JSON.stringify(requests));
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['-e', SENDER, baseUrl], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  let out = '';
+  let err = '';
+  let waiting: { resolve: (answers: SentAnswer[]) => void; reject: (error: Error) => void } | undefined;
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk;
+    const end = out.indexOf('\n');
+    if (end < 0 || !waiting) return;
+    const line = out.slice(0, end);
+    out = out.slice(end + 1);
+    const { resolve } = waiting;
+    waiting = undefined;
+    resolve(JSON.parse(line) as SentAnswer[]);
+  });
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk));
+  child.on('exit', (code) => waiting?.reject(new Error(`the sender exited ${code}: ${err}`)));
+  let batches = 0;
   return {
-    send: () =>
-      new Promise<SentAnswer[]>((resolve, reject) => {
-        const child = spawn(process.execPath, ['-e', SENDER, file, baseUrl], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-          env: { ...process.env, NODE_OPTIONS: '' },
-        });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (chunk: Buffer) => (out += chunk));
-        child.stderr.on('data', (chunk: Buffer) => (err += chunk));
-        child.on('exit', (code) => {
-          void rm(folder, { recursive: true, force: true });
-          if (code === 0) resolve(JSON.parse(out) as SentAnswer[]);
-          else reject(new Error(`the sender exited ${code}: ${err}`));
-        });
-      }),
+    async prepare(requests) {
+      const file = path.join(folder, `requests-${(batches += 1)}.json`);
+      await writeFile(file, JSON.stringify(requests));
+      return {
+        send: () =>
+          new Promise<SentAnswer[]>((resolve, reject) => {
+            waiting = { resolve, reject };
+            child.stdin.write(`${file}\n`);
+          }),
+      };
+    },
+    async close() {
+      child.stdin.end();
+      if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+      await rm(folder, { recursive: true, force: true });
+    },
   };
 }
 

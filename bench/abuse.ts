@@ -19,13 +19,15 @@
  *   --timeline        print when the victim's slowest answers came (seconds into the run)
  *   --cpu-prof DIR    each server writes a V8 CPU profile into DIR when it stops (open it in Chrome DevTools)
  *   --node-arg ARG    a Node.js option of the servers (repeatable), e.g. --node-arg=--trace-gc
+ *   --settle S        then wait S seconds with no load and give the server's resident memory and
+ *                     open descriptors beside their idle values (what a flood leaves behind)
  *
  * N6_BODY=N in the environment sets the size of N6's lead body (default 95,000 bytes): with 1,000,
  * what the bodies themselves cost shows apart from the connections'.
  */
 import 'reflect-metadata';
 import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { getNamedType, isObjectType, type GraphQLObjectType } from 'graphql';
 import { buildAppSchema } from '../src/api/graphql/schema';
@@ -183,6 +185,12 @@ function peakRssMb(pid: number): number {
   return line ? Number(line[1]) / 1024 : NaN;
 }
 
+/** The process's resident memory now (VmRSS, MB) and its open descriptors. */
+function residue(pid: number): { rssMb: number; descriptors: number } {
+  const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return { rssMb: line ? Number(line[1]) / 1024 : NaN, descriptors: readdirSync(`/proc/${pid}/fd`).length };
+}
+
 /** A server to measure: this checkout's or another's, with its own variables. */
 interface Variant {
   label: string;
@@ -196,6 +204,8 @@ let cpuProfileDir = '';
 let serverNodeArgs: string[] = [];
 /** --timeline */
 let showTimeline = false;
+/** --settle S: seconds */
+let settleSeconds = 0;
 
 function startApp(variant: Variant, databaseUrl: string, env: Record<string, string>) {
   const child = fork(variant.appServer, [], {
@@ -253,6 +263,9 @@ interface RunResult {
   attackerClientCpu: number;
   /** the server's peak resident memory since it started (VmHWM) */
   peakRssMb: number;
+  /** --settle: before the load (after the warm-up), and that long after it */
+  idle?: { rssMb: number; descriptors: number };
+  settled?: { rssMb: number; descriptors: number };
 }
 
 const addStatuses = (into: Map<number, number>, statuses: Record<number, number>) => {
@@ -312,6 +325,7 @@ async function runOnce(
     }));
     await warmUp(victimClient, attackerClients[0], attack.spentFirst ?? false);
     const [victimLoad, attackerLoad] = await Promise.all([loadGenerator(), attackerClients.length > 0 ? loadGenerator() : undefined]);
+    const idle = settleSeconds > 0 ? residue(app.child.pid!) : undefined;
     const cpuBefore = cpuMs(app.child.pid!);
     if (showTimeline) log(`  load starts at ${new Date().toISOString()}`);
     const [victim, attackers] = await Promise.all([
@@ -319,6 +333,9 @@ async function runOnce(
       attackerLoad ? attackerLoad.start(attackerClients, duration) : { clients: [], cpuMs: 0 },
     ]);
     const cpu = cpuMs(app.child.pid!) - cpuBefore;
+    const peakRss = peakRssMb(app.child.pid!);
+    if (settleSeconds > 0) await new Promise((resolve) => setTimeout(resolve, settleSeconds * 1000));
+    const settled = settleSeconds > 0 ? residue(app.child.pid!) : undefined;
     if (showTimeline) {
       const { latencies: times, answeredAt } = victim.clients[0]!;
       const slowest = times
@@ -343,7 +360,9 @@ async function runOnce(
       serverCpuPerRequest: cpu / Math.max(latencies.length + attackerAnswers, 1),
       serverCpu: cpu / (duration * 1000),
       attackerClientCpu: attackers.cpuMs / (duration * 1000),
-      peakRssMb: peakRssMb(app.child.pid!),
+      peakRssMb: peakRss,
+      idle,
+      settled,
     };
   } finally {
     app.child.kill();
@@ -366,6 +385,12 @@ function summary(scenario: string, variant: Variant | undefined, runs: RunResult
     `${(median(runs.map((r) => r.serverCpu)) * 100).toFixed(0)} %`,
     `${(median(runs.map((r) => r.attackerClientCpu)) * 100).toFixed(0)} %`,
     Math.max(...runs.map((r) => r.peakRssMb)).toFixed(0),
+    ...(settleSeconds > 0
+      ? [
+          runs.map((r) => `${r.idle!.rssMb.toFixed(0)} → ${r.settled!.rssMb.toFixed(0)}`).join(' / '),
+          runs.map((r) => `${r.idle!.descriptors} → ${r.settled!.descriptors}`).join(' / '),
+        ]
+      : []),
   ];
 }
 
@@ -378,6 +403,7 @@ async function main(): Promise<void> {
   const reports = Number(option('--reports', '20000'));
   cpuProfileDir = option('--cpu-prof', '');
   showTimeline = argv.includes('--timeline');
+  settleSeconds = Number(option('--settle', '0'));
   serverNodeArgs = argv.flatMap((arg) => (arg.startsWith('--node-arg=') ? [arg.slice('--node-arg='.length)] : []));
   const duration = Number(option('--duration', '10'));
   const repeat = Number(option('--repeat', '3'));
@@ -453,6 +479,9 @@ async function main(): Promise<void> {
     'server CPU',
     'attackers’ client CPU',
     'server peak RSS MB (max of runs)',
+    ...(settleSeconds > 0
+      ? [`RSS MB, idle → ${settleSeconds} s after (each run)`, `descriptors, idle → ${settleSeconds} s after (each run)`]
+      : []),
   ];
   const extra = Object.entries(extraEnv).map(([k, v]) => `${k}=${v}`);
   console.log(

@@ -10,6 +10,7 @@
  */
 import pg from 'pg';
 import { createConcurrencyLimiter, type ConcurrencyLimiter } from '../../src/platform/rate-limit/concurrency-limiter';
+import { createRateLimits, type RateLimits } from '../../src/platform/rate-limit/rate-limiter';
 import { startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 
@@ -222,5 +223,37 @@ describe('an organization whose budget is spent', () => {
     expect(server.queries).toEqual([]);
     expect((await postGraphql(server, other, '{ reports(')).status).toBe(400);
     expect((await list(other)).status).toBe(200);
+  });
+});
+
+describe('an organization whose budget is spent while its request waits for a slot', () => {
+  let server: TestServer;
+  let slots: ConcurrencyLimiter;
+  let rateLimits: RateLimits;
+  beforeAll(async () => {
+    slots = createConcurrencyLimiter({ limit: 1, maxQueued: 1, maxWaitMs: 60_000 });
+    rateLimits = createRateLimits({ requestsPerMinute: 4, leadsPerMinute: 1_000_000, anonymousPerMinute: 1_000_000 });
+    server = await startTestServer('postgres', { reports: 5, rateLimits, organizationSlots: slots });
+  });
+  afterAll(async () => {
+    await server.close();
+    await rateLimits.close();
+  });
+
+  it('a request that waited for a slot while the requests ahead of it spent the budget is refused when its turn comes, before its document is parsed', async () => {
+    const [organization, key] = [server.dataset.organizations[0]!.id, server.keys[0]!];
+    // The request ahead of it, in progress: it holds the organization's one slot.
+    const ahead = await slots.acquire(organization);
+    if (!ahead.admitted) throw new Error('no slot');
+    const waiting = postGraphql(server, key, '{ reports(');
+    await waitFor(() => slots.usage(organization).queued === 1);
+    // The request ahead pays the budget's last points while the other waits.
+    expect((await rateLimits.requests.consume(organization, 4)).allowed).toBe(true);
+    ahead.release();
+    // A parse error (400) had it been parsed once admitted.
+    const answer = await waiting;
+    expect(answer.status).toBe(429);
+    expect(((await answer.json()) as { errors: { extensions: unknown }[] }).errors[0]!.extensions).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(slots.usage(organization)).toEqual({ running: 0, queued: 0 });
   });
 });

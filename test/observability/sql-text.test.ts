@@ -23,6 +23,14 @@ describe('SQL text in spans', () => {
     expect(long.endsWith('…')).toBe(true);
   });
 
+  it('keeps nothing of a literal that runs past the part of a long statement it reads', () => {
+    const cut = normalizedSql(`SELECT ${'c, '.repeat(100)} '${'jeanne@example.com '.repeat(1_000)}' AS x, $1 FROM reports`);
+    expect(cut).not.toMatch(/jeanne/);
+    expect(cut).toBe(`SELECT ${'c, '.repeat(100)}?…`);
+    const dollar = normalizedSql(`SELECT ${'c, '.repeat(100)} $q$${'jeanne '.repeat(3_000)}$q$ FROM reports`);
+    expect(dollar).not.toMatch(/jeanne/);
+  });
+
   it('is named by its verb and first table', () => {
     expect(sqlSpanName('SELECT r.token FROM "public"."reports" r JOIN dealerships d ON true')).toBe('SELECT reports');
     expect(sqlSpanName('insert into "notification_outbox" (id) values ($1)')).toBe('INSERT notification_outbox');

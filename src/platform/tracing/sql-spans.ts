@@ -13,16 +13,22 @@ import { failed, recordingSpan, tracer } from './tracing';
 
 /** Longest statement text kept (an answer plan's statement is tens of kB). */
 export const MAX_SQL_TEXT = 2_048;
+/** Longest part of a statement normalized: what a span can keep comes from its beginning. */
+const MAX_SQL_SOURCE = 4 * MAX_SQL_TEXT;
 
 /** The statement with its literals replaced by `?` and its whitespace collapsed, at most MAX_SQL_TEXT long. */
 export function normalizedSql(text: string): string {
-  const normalized = text
+  const head = text.length > MAX_SQL_SOURCE ? text.slice(0, MAX_SQL_SOURCE) : text;
+  let normalized = head
     .replace(/'(?:[^']|'')*'/g, '?')
     .replace(/\$([A-Za-z_]\w*)?\$[\s\S]*?\$\1\$/g, '?')
     .replace(/(?<![\w$."])-?\b\d+(?:\.\d+)?(?:e[+-]?\d+)?\b/gi, '?')
     .replace(/\s+/g, ' ')
     .trim();
-  return normalized.length > MAX_SQL_TEXT ? `${normalized.slice(0, MAX_SQL_TEXT)}…` : normalized;
+  // A literal the head cut is still open: nothing of it is kept.
+  const open = head === text ? -1 : normalized.search(/'|\$(?:[A-Za-z_]\w*)?\$/);
+  if (open >= 0) normalized = `${normalized.slice(0, open)}?`;
+  return normalized.length > MAX_SQL_TEXT || head !== text ? `${normalized.slice(0, MAX_SQL_TEXT)}…` : normalized;
 }
 
 /** `SELECT reports`, `INSERT notification_outbox`, `BEGIN`…: the verb and the first table named. */

@@ -21,16 +21,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { Express } from 'express';
-import { loadConfig, type AppConfig } from '../../src/app/config';
-import { createApp } from '../../src/app/create-app';
-import { startDispatcher, type RunningDispatcher } from '../../src/app/dispatcher-from-config';
-import { openDatabase, type Database } from '../../src/platform/db/database';
-import { applyMigrations } from '../../src/platform/db/migrations/apply';
+import type { Database } from '../../src/platform/db/database';
 import { createHttpServer } from '../../src/platform/http/http-server';
-import { logger } from '../../src/platform/logger';
-import { buildDemoDataset } from '../../src/seed/dataset';
-import { seedDatabase } from '../../src/seed/seed-database';
 import { startHaproxy } from '../../loadtest/haproxy-balancer';
 import type { LoadBalancer } from '../../loadtest/load-balancer';
 import { checkHistory, type CheckFigures, type HistoryOperation } from '../../loadtest/nemesis-checker';
@@ -40,6 +32,7 @@ import { query } from '../../loadtest/replication-cluster';
 import { missingPatroniPrerequisites, startPatroniTopology, type PatroniTopology } from '../../loadtest/patroni-topology';
 import { Timeline } from '../../loadtest/timeline';
 import { createProbeTable, probeRows, WriteProbe } from '../../loadtest/write-probe';
+import { seedTopology, topologyService } from './topology-service';
 
 // Each nemesis: up to 30 s of fault, up to 40 s for writes to come back after it, the cluster's
 // return (rewind of the old leader) and the checks.
@@ -77,36 +70,16 @@ const summary: { name: NemesisName; run: NemesisRun; figures: CheckFigures }[] =
 let nextProbeSeq = 1;
 
 async function startApp(name: string): Promise<RunningApp> {
-  const db = await openDatabase({
-    url: topology!.pgbouncerUrl,
-    directUrl: topology!.primaryUrl,
-    replicaUrls: [topology!.replicasUrl],
-    replicaCheckIntervalMs: 250,
-    poolMax: 5,
-    connectionTimeoutMs: 2_000,
-    statementTimeoutMs: REQUEST_TIMEOUT_MS,
-  });
-  const defaults = loadConfig({});
-  const config: AppConfig = {
-    ...defaults,
-    seedDemoData: false,
-    nodeEnv: 'test',
+  const {
+    db,
+    config,
+    dispatcher,
+    app: express,
+  } = await topologyService(topology!, {
     dataDir,
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
-    refusalDelayMs: 0,
-    rateLimits: { ...defaults.rateLimits, requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 1_000_000 },
-    organizationConcurrency: { limit: 1_000, maxQueued: 1_000, maxWaitMs: 30_000 },
-    dispatcher: {
-      ...defaults.dispatcher,
-      pollIntervalMs: 200,
-      leaseMs: 5_000,
-      sendTimeoutMs: 2_000,
-      backoffBaseMs: 200,
-      backoffMaxMs: 1_000,
-    },
-  };
-  const dispatcher: RunningDispatcher = startDispatcher(db, config, logger.child({ test: 'nemeses' }));
-  const express: Express = await createApp({ db, config });
+    label: 'nemeses',
+  });
   const port = await freePort();
   let server: Server | undefined;
   const listen = async () => {
@@ -169,22 +142,7 @@ beforeAll(async () => {
     process.stdout.write(`\nPatroni topology: the first start failed, starting it again. ${error.message}\n`);
     return startPatroniTopology({ healthyWithinMs: 90_000, isolateNodes: true });
   });
-  const direct = await openDatabase({ url: topology.primaryUrl, poolMax: 2 });
-  try {
-    await direct.withSession((session) => applyMigrations(session));
-    const dataset = buildDemoDataset({ reports: 20 });
-    const seeded = await seedDatabase(direct.prisma, dataset);
-    const organization = dataset.organizations[0]!;
-    apiKey = seeded.keys.find((k) => k.organization_id === organization.id)!.key;
-    const dealership = dataset.dealerships.find((d) => d.organization_id === organization.id)!;
-    dealershipId = dealership.id;
-    await direct.prisma.entity.update({
-      where: { id: dealership.entity_id },
-      data: { remote_quota: 1_000_000, remote_quota_used: 0, quota_period_start: new Date(), quota_period_months: 1 },
-    });
-  } finally {
-    await direct.close();
-  }
+  ({ apiKey, dealershipId } = await seedTopology(topology, { reports: 20, quota: 1_000_000 }));
   process.stdout.write(`\nPatroni topology in ${topology.dir}, balancer and service data in ${dataDir}\n`);
   await createProbeTable(topology.primaryUrl);
   await startApp('api-1');

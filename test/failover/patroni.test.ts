@@ -18,18 +18,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, type AppConfig } from '../../src/app/config';
-import { createApp } from '../../src/app/create-app';
-import { startDispatcher, type RunningDispatcher } from '../../src/app/dispatcher-from-config';
-import { openDatabase, type Database } from '../../src/platform/db/database';
-import { applyMigrations } from '../../src/platform/db/migrations/apply';
+import type { Database } from '../../src/platform/db/database';
 import { createHttpServer } from '../../src/platform/http/http-server';
-import { logger } from '../../src/platform/logger';
-import { buildDemoDataset } from '../../src/seed/dataset';
-import { seedDatabase } from '../../src/seed/seed-database';
 import { sleep } from '../../loadtest/net';
 import { query } from '../../loadtest/replication-cluster';
 import { missingPatroniPrerequisites, startPatroniTopology, type PatroniTopology } from '../../loadtest/patroni-topology';
+import { seedTopology, topologyService } from './topology-service';
 
 // Start-up ~10-30 s, traffic until writes are back (< 30 s) plus a margin, rejoin and checks.
 jest.setTimeout(170_000);
@@ -75,36 +69,17 @@ let dealershipId: string;
 const apps: RunningApp[] = [];
 
 async function startApp(): Promise<RunningApp> {
-  const db = await openDatabase({
-    url: topology!.pgbouncerUrl,
-    directUrl: topology!.primaryUrl,
-    replicaUrls: [topology!.replicasUrl],
-    replicaCheckIntervalMs: 250,
-    poolMax: 5,
-    connectionTimeoutMs: 2_000,
-    statementTimeoutMs: REQUEST_TIMEOUT_MS,
-  });
-  const defaults = loadConfig({});
-  const config: AppConfig = {
-    ...defaults,
-    seedDemoData: false,
-    nodeEnv: 'test',
+  const {
+    db,
+    config,
+    dispatcher,
+    app: express,
+  } = await topologyService(topology!, {
     dataDir,
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
-    refusalDelayMs: 0,
-    rateLimits: { ...defaults.rateLimits, requestsPerMinute: 1_000_000, leadsPerMinute: 1_000_000, anonymousPerMinute: 1_000_000 },
-    organizationConcurrency: { limit: 1_000, maxQueued: 1_000, maxWaitMs: 30_000 },
-    dispatcher: {
-      ...defaults.dispatcher,
-      pollIntervalMs: 200,
-      leaseMs: 5_000,
-      sendTimeoutMs: 2_000,
-      backoffBaseMs: 200,
-      backoffMaxMs: 1_000,
-    },
-  };
-  const dispatcher: RunningDispatcher = startDispatcher(db, config, logger.child({ test: 'patroni' }));
-  const server: Server = createHttpServer(await createApp({ db, config }), { requestTimeoutMs: config.requestTimeoutMs });
+    label: 'patroni',
+  });
+  const server: Server = createHttpServer(express, { requestTimeoutMs: config.requestTimeoutMs });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const app: RunningApp = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -158,23 +133,7 @@ beforeAll(async () => {
   if (missing) throw new Error(missing);
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'vr-failover-data-'));
   topology = await startTopology();
-  // Migrations and seeding through HAProxy's primary port, as `npm run db:migrate` with DATABASE_DIRECT_URL.
-  const direct = await openDatabase({ url: topology.primaryUrl, poolMax: 2 });
-  try {
-    await direct.withSession((session) => applyMigrations(session));
-    const dataset = buildDemoDataset({ reports: 40 });
-    const seeded = await seedDatabase(direct.prisma, dataset);
-    const organization = dataset.organizations[0]!;
-    apiKey = seeded.keys.find((k) => k.organization_id === organization.id)!.key;
-    const dealership = dataset.dealerships.find((d) => d.organization_id === organization.id)!;
-    dealershipId = dealership.id;
-    await direct.prisma.entity.update({
-      where: { id: dealership.entity_id },
-      data: { remote_quota: 100_000, remote_quota_used: 0, quota_period_start: new Date(), quota_period_months: 1 },
-    });
-  } finally {
-    await direct.close();
-  }
+  ({ apiKey, dealershipId } = await seedTopology(topology, { reports: 40, quota: 100_000 }));
 }, START_TIMEOUT_MS);
 
 afterAll(async () => {

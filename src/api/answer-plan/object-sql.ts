@@ -26,13 +26,11 @@ import {
   isObjectType,
   isScalarType,
   type FieldNode,
-  type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLObjectType,
   type GraphQLSchema,
   type GraphQLOutputType,
 } from 'graphql';
-import { collectSubfields } from 'graphql/execution/collectFields';
 import { Prisma } from '../../generated/prisma/client';
 import type { WrittenSql } from '../../features/reports/reports.service';
 import type { ColumnCatalog } from '../../platform/db/column-catalog';
@@ -40,6 +38,7 @@ import { sqlSourceOf, type SqlSource } from '../../shared/schema/sql-source';
 import { selectionShape } from '../graphql/answer-size';
 import { columnWriters, documentJsonList, documentWriters, quote, type ColumnWriter } from './json-sql';
 import { projector, selectsWhole, type Projector } from './projection';
+import { subfieldsOf, type SelectionScope } from './selection-scope';
 
 /** Where the key's organization stands in a plan's text: a parameter, bound per request. */
 export const ORGANIZATION = '\u0001organization\u0001';
@@ -157,8 +156,8 @@ class ObjectWriter {
 
   constructor(
     private readonly facts: SchemaFacts,
-    private readonly fragments: Record<string, FragmentDefinitionNode>,
-    private readonly variables: Record<string, unknown>,
+    /** the operation's selection scope (its schema is the facts') */
+    private readonly scope: SelectionScope,
     /** rows that hold only some of their table's columns (a page's subquery) */
     private readonly rowColumns: ReadonlyMap<string, ReadonlySet<string>>,
   ) {}
@@ -187,7 +186,7 @@ class ObjectWriter {
   ): string | undefined {
     const text = new Text();
     let first = true;
-    for (const [key, fieldNodes] of collectSubfields(this.facts.schema, this.fragments, this.variables, type, nodes)) {
+    for (const [key, fieldNodes] of subfieldsOf(this.scope, type, nodes)) {
       const name = fieldNodes[0]!.name.value;
       text.literal(`${first ? '{' : ','}"${key}":`);
       first = false;
@@ -270,13 +269,13 @@ class ObjectWriter {
           return undefined;
         }
         const text = `(CASE WHEN ${row}.${TYPED_SHAPE_COLUMN} = ${quote(this.facts.typedShape)} THEN ${row}.${typed} END)`;
-        const shape = selectionShape({ schema: this.facts.schema, fragments: this.fragments }, selectionSets(nodes), named);
+        const shape = selectionShape(this.scope, selectionSets(nodes), named);
         // Its values, at most one per character of its text, as often as the selection repeats them.
         const bounds = [`(COALESCE(octet_length(${row}.${typed}), 0) * ${shape.repetitions} + ${shape.fields})`];
         // Selected whole, it is the answer's text; in part, the process selects from it (projection.ts).
-        if (selectsWhole(this.facts.schema, this.fragments, this.variables, named, nodes)) return { json: text, bounds };
+        if (selectsWhole(this.scope, named, nodes)) return { json: text, bounds };
         const index = this.projections.length;
-        this.projections.push({ text, project: projector(this.facts.schema, this.fragments, this.variables, named, nodes) });
+        this.projections.push({ text, project: projector(this.scope, named, nodes) });
         return { json: `(CASE WHEN ${text} IS NOT NULL THEN ${quote(projectionMark(index))} END)`, bounds };
       }
       case 'join':
@@ -381,7 +380,7 @@ export function wholeDocumentSql(
   nullable: boolean,
   document: string,
 ): string {
-  const writer = new ObjectWriter(facts, {}, {}, new Map());
+  const writer = new ObjectWriter(facts, { schema: facts.schema, fragments: {}, variables: {} }, new Map());
   const json = writer.documentObject(type, writer.lateral(0, `${document} #> '{}'`), nodes, nullable, 1);
   if (!json) throw new Error(`the document type ${type.name} has a field PostgreSQL cannot write`);
   return `SELECT ${json} FROM (SELECT 1) s ${writer.from()}`;
@@ -395,18 +394,17 @@ const selectionSets = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (
  */
 export function writtenObject(
   facts: SchemaFacts,
-  fragments: Record<string, FragmentDefinitionNode>,
-  variables: Record<string, unknown>,
+  scope: SelectionScope,
   type: GraphQLObjectType,
   row: string,
   nodes: readonly FieldNode[],
   /** the columns the row holds, when not all of its table's */
   rowColumns?: ReadonlySet<string>,
 ): WrittenObject | undefined {
-  const writer = new ObjectWriter(facts, fragments, variables, new Map(rowColumns ? [[row, rowColumns]] : []));
+  const writer = new ObjectWriter(facts, scope, new Map(rowColumns ? [[row, rowColumns]] : []));
   const object = writer.rowObject(type, row, nodes);
   if (!object) return undefined;
-  const shape = selectionShape({ schema: facts.schema, fragments }, selectionSets(nodes), type);
+  const shape = selectionShape(scope, selectionSets(nodes), type);
   const { projections } = writer;
   const texts = {
     json: object.json,

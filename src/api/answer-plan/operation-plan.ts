@@ -18,10 +18,11 @@ import {
   type GraphQLObjectType,
   type OperationDefinitionNode,
 } from 'graphql';
-import { collectFields, collectSubfields } from 'graphql/execution/collectFields';
+import { collectFields } from 'graphql/execution/collectFields';
 import { getMetadataStorage } from 'type-graphql';
 import { PAGE_ROW_COLUMNS } from '../../features/reports/report-query';
 import { writtenObject, type ColumnCatalog, type SchemaFacts, type WrittenObject } from './object-sql';
+import { subfieldsOf, type SelectionScope } from './selection-scope';
 import type { GraphQLSchema } from 'graphql';
 
 /** A document of some of an operation's root fields, for the typed path. */
@@ -102,15 +103,13 @@ function withRootKeys(
 
 /** The envelope of a page as written here, or undefined when it selects something else (or `items` twice). */
 function envelopeOf(
-  facts: SchemaFacts,
-  fragments: Record<string, FragmentDefinitionNode>,
-  variables: Record<string, unknown>,
+  scope: SelectionScope,
   type: GraphQLObjectType,
   nodes: readonly FieldNode[],
 ): { members: EnvelopeMember[]; items?: readonly FieldNode[] } | undefined {
   const members: EnvelopeMember[] = [];
   let items: readonly FieldNode[] | undefined;
-  for (const [key, fieldNodes] of collectSubfields(facts.schema, fragments, variables, type, nodes)) {
+  for (const [key, fieldNodes] of subfieldsOf(scope, type, nodes)) {
     const name = fieldNodes[0]!.name.value;
     if (fieldNodes.some((node) => node.arguments?.length)) return undefined;
     if (name === '__typename') members.push({ key, kind: 'typename', typename: type.name });
@@ -122,7 +121,7 @@ function envelopeOf(
       const pageInfo = type.getFields().pageInfo;
       const infoType = pageInfo && getNamedType(pageInfo.type);
       if (!isObjectType(infoType)) return undefined;
-      const inner = envelopeOf(facts, fragments, variables, infoType, fieldNodes);
+      const inner = envelopeOf(scope, infoType, fieldNodes);
       if (!inner || inner.items) return undefined;
       members.push({ key, kind: 'pageInfo', members: inner.members });
     } else if (['limit', 'offset', 'total', 'next_cursor', 'endCursor', 'hasNextPage'].includes(name)) {
@@ -142,13 +141,13 @@ export function planOperation(
   const query = facts.schema.getQueryType();
   if (operation.operation !== 'query' || !query) return undefined;
   if (operation.selectionSet.selections.some((selection) => selection.kind !== Kind.FIELD)) return undefined;
-  const fragments = fragmentsOf(document);
-  const rootFields = collectFields(facts.schema, fragments, variables, query, operation.selectionSet);
+  const scope: SelectionScope = { schema: facts.schema, fragments: fragmentsOf(document), variables };
+  const rootFields = collectFields(scope.schema, scope.fragments, scope.variables, query, operation.selectionSet);
   const planned: PlannedRoot[] = [];
   const typedKeys = new Set<string>();
   let bytes = 1_000;
   for (const [key, nodes] of rootFields) {
-    const root = planRoot(facts, document, operation, fragments, variables, query, key, nodes);
+    const root = planRoot(facts, scope, document, operation, query, key, nodes);
     if (root) {
       planned.push(root);
       bytes += 2 * (root.written.json.length + root.written.bound.length + root.written.from.length) + 500;
@@ -165,10 +164,9 @@ export function planOperation(
 
 function planRoot(
   facts: SchemaFacts,
+  scope: SelectionScope,
   document: DocumentNode,
   operation: OperationDefinitionNode,
-  fragments: Record<string, FragmentDefinitionNode>,
-  variables: Record<string, unknown>,
   query: GraphQLObjectType,
   key: string,
   nodes: readonly FieldNode[],
@@ -179,15 +177,15 @@ function planRoot(
   if (!isObjectType(type)) return undefined;
   const alone = () => withRootKeys(document, operation, new Set([key]), `:${key}`);
   if (field.name === 'report') {
-    const written = writtenObject(facts, fragments, variables, type, 'r', nodes);
+    const written = writtenObject(facts, scope, type, 'r', nodes);
     return written && { kind: 'report', key, nodes, field, type, written, alone: alone() };
   }
   if (field.name === 'reports') {
-    const envelope = envelopeOf(facts, fragments, variables, type, nodes);
+    const envelope = envelopeOf(scope, type, nodes);
     const itemsField = type.getFields().items;
     const itemType = itemsField && getNamedType(itemsField.type);
     if (!envelope?.items || !isObjectType(itemType)) return undefined;
-    const written = writtenObject(facts, fragments, variables, itemType, 'p', envelope.items, PAGE_ROW_COLUMNS);
+    const written = writtenObject(facts, scope, itemType, 'p', envelope.items, PAGE_ROW_COLUMNS);
     return (
       written && {
         kind: 'reports',

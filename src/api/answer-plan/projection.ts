@@ -8,17 +8,8 @@
  * as the last selected member: no value is built and written again. Writing the parts in SQL instead costs PostgreSQL a microsecond or more per
  * leaf (docs/architecture.md, "Answering a report").
  */
-import {
-  getNamedType,
-  getNullableType,
-  isListType,
-  isObjectType,
-  type FieldNode,
-  type FragmentDefinitionNode,
-  type GraphQLObjectType,
-  type GraphQLSchema,
-} from 'graphql';
-import { collectSubfields } from 'graphql/execution/collectFields';
+import { getNamedType, getNullableType, isListType, isObjectType, type FieldNode, type GraphQLObjectType } from 'graphql';
+import { subfieldsOf, type SelectionScope } from './selection-scope';
 
 /** Writes the selection of the typed value `text` (an object, or null). */
 export type Projector = (text: string) => string;
@@ -60,23 +51,15 @@ const isNull = (text: string, start: number) => text.charCodeAt(start) === 0x6e;
  * or directives, down to the leaves: the typed text as it is (a document's canonical selection,
  * the REST body's).
  */
-export function selectsWhole(
-  schema: GraphQLSchema,
-  fragments: Record<string, FragmentDefinitionNode>,
-  variables: Record<string, unknown>,
-  type: GraphQLObjectType,
-  nodes: readonly FieldNode[],
-): boolean {
+export function selectsWhole(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly FieldNode[]): boolean {
   const fields = Object.values(type.getFields());
-  const collected = [...collectSubfields(schema, fragments, variables, type, nodes)];
+  const collected = [...subfieldsOf(scope, type, nodes)];
   if (collected.length !== fields.length) return false;
   return collected.every(([key, fieldNodes], index) => {
     const field = fields[index]!;
     if (key !== field.name || fieldNodes.some((node) => node.name.value !== field.name || node.directives?.length)) return false;
     const named = getNamedType(field.type);
-    return isObjectType(named)
-      ? selectsWhole(schema, fragments, variables, named, fieldNodes)
-      : fieldNodes.every((node) => !node.selectionSet);
+    return isObjectType(named) ? selectsWhole(scope, named, fieldNodes) : fieldNodes.every((node) => !node.selectionSet);
   });
 }
 
@@ -97,22 +80,16 @@ interface ObjectPlan {
   byName: Map<string, number[]>;
 }
 
-function plan(
-  schema: GraphQLSchema,
-  fragments: Record<string, FragmentDefinitionNode>,
-  variables: Record<string, unknown>,
-  type: GraphQLObjectType,
-  nodes: readonly FieldNode[],
-): ObjectPlan {
-  if (selectsWhole(schema, fragments, variables, type, nodes)) return { whole: true, members: [], byName: new Map() };
-  const members = [...collectSubfields(schema, fragments, variables, type, nodes)].map(([key, fieldNodes]): Member => {
+function plan(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly FieldNode[]): ObjectPlan {
+  if (selectsWhole(scope, type, nodes)) return { whole: true, members: [], byName: new Map() };
+  const members = [...subfieldsOf(scope, type, nodes)].map(([key, fieldNodes]): Member => {
     const name = fieldNodes[0]!.name.value;
     const prefix = `"${key}":`;
     if (name === '__typename') return { prefix: prefix + JSON.stringify(type.name), list: false };
     const field = type.getFields()[name]!;
     const named = getNamedType(field.type);
     if (!isObjectType(named)) return { prefix, name, list: false };
-    return { prefix, name, inner: plan(schema, fragments, variables, named, fieldNodes), list: isListType(getNullableType(field.type)) };
+    return { prefix, name, inner: plan(scope, named, fieldNodes), list: isListType(getNullableType(field.type)) };
   });
   const byName = new Map<string, number[]>();
   members.forEach((member, index) => {
@@ -182,13 +159,7 @@ function scanList(text: string, at: number, itemPlan: ObjectPlan): Scanned {
   return { written: `[${written.join(',')}]`, end: i + 1 };
 }
 
-export function projector(
-  schema: GraphQLSchema,
-  fragments: Record<string, FragmentDefinitionNode>,
-  variables: Record<string, unknown>,
-  type: GraphQLObjectType,
-  nodes: readonly FieldNode[],
-): Projector {
-  const objectPlan = plan(schema, fragments, variables, type, nodes);
+export function projector(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly FieldNode[]): Projector {
+  const objectPlan = plan(scope, type, nodes);
   return (text) => scanObject(text, 0, objectPlan, false).written;
 }

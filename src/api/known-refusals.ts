@@ -3,8 +3,8 @@
  * in the middle of it: a key it found unknown, an address whose keyless budget it refused (and no
  * key it knows valid), an organization whose spent budget it refused. Held in the middle, such a
  * request ran the access log, the security headers, the metrics and the routing on arrival, and
- * 2,000 connections arriving together with wrong keys kept the event loop busy for a second
- * (bench:abuse scenario 12: another tenant's p95 at 2.5–3× idle). Held first, an arrival costs
+ * 2,000 connections arriving together with wrong keys kept the event loop busy (bench:abuse
+ * scenario 12). Held first, an arrival costs
  * Node's parsing and a timer; the work runs when the hold ends, paced one payer at a time
  * (platform/rate-limit/refusal-pacer.ts), and answers exactly what it answered before: the same
  * chain runs, only later, and skips the hold it already had (`refusalHeldFirst`).

@@ -10,7 +10,7 @@ import { recordOrganization, requestLogger } from '../../platform/http/access-lo
 import { closeIfBodyUnread, declaresBodyOver } from '../../platform/http/unread-bodies';
 import { asAppError, badRequest, invalidApiKey, notAuthenticated, rateLimited } from '../../shared/errors';
 import { refusalHeldFirst } from '../known-refusals';
-import { MAX_BODY_BYTES } from '../limits';
+import { KEYLESS_MAX_BODY_BYTES, MAX_BODY_BYTES } from '../limits';
 import { authenticate, chargeWork, presentedKeyOf, spentBudgetRefusal, type ApiServices, type Authentication } from '../request-context';
 import { refusalPoints } from './plugins/operation-limits';
 import { selectionShapeErrors } from './selection-shape-rule';
@@ -58,9 +58,6 @@ export function graphqlAuthentication(services: ApiServices): RequestHandler {
     return next();
   };
 }
-
-/** Largest body read from a request without a valid key: introspection queries are ~2 kB. */
-export const KEYLESS_MAX_BODY_BYTES = 16 * 1024;
 
 /** The body reader for the key found: a keyless request's body is bounded much lower. */
 export function graphqlBodyReader(): RequestHandler {

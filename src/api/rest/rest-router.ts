@@ -17,7 +17,7 @@ import { decodeJsonBytes, isJsonContentType } from '../contract/validation/reque
 import { rootArgumentsCheckedBeforeExecution } from '../graphql/argument-validation';
 import { declaredStatements } from '../graphql/operation-cost';
 import { refusalHeldFirst } from '../known-refusals';
-import { MAX_BODY_BYTES } from '../limits';
+import { KEYLESS_MAX_BODY_BYTES, MAX_BODY_BYTES } from '../limits';
 import type { ApiKeyPrincipal } from '../../features/auth/api-keys';
 import {
   admitOrganization,
@@ -244,9 +244,6 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices, plans?:
   router.use(front);
   return router;
 }
-
-/** Largest body read from a request that will be refused (no key, a wrong one): a lead is a few hundred bytes. */
-export const KEYLESS_MAX_BODY_BYTES = 16 * 1024;
 
 /**
  * Reads a POST body's bytes up to `limit` (their encoding is decided later, as Python's json

@@ -14,7 +14,7 @@ import { createSubscriptionServer } from '../api/graphql/subscriptions/subscript
 import { errorHandler, notFoundHandler } from '../api/http-errors';
 import { buildOpenApiDocument } from '../api/openapi/openapi-document';
 import { swaggerUiRouter } from '../api/openapi/swagger-ui';
-import { holdKnownRefusalsFirst } from '../api/known-refusals';
+import { answerHeldWithoutBody, holdKnownRefusalsFirst } from '../api/known-refusals';
 import { createRefusalPacer, type ApiServices } from '../api/request-context';
 import { answerRefusal } from '../api/rest/rest-errors';
 import { restRouter } from '../api/rest/rest-router';
@@ -112,7 +112,7 @@ export async function createApp(context: AppContext): Promise<Express> {
   // Before anything that authenticates or counts: a CORS preflight carries no API key.
   const cors = corsPolicy(config.corsOrigins);
   if (cors) app.use(cors);
-  app.use(queryStringLimit(answerRefusal), requestDeadline(config.requestTimeoutMs, answerRefusal));
+  app.use(queryStringLimit(answerRefusal), requestDeadline(config.requestTimeoutMs, answerRefusal), answerHeldWithoutBody(answerRefusal));
   const schema = await buildAppSchema();
   // One plan per document for both interfaces: the report answers PostgreSQL writes (api/answer-plan).
   const plans = new AnswerPlans(schema, await readColumnCatalog(db.prisma), metrics.registry);

@@ -8,6 +8,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { createRateLimiter, type RateLimits } from '../../src/platform/rate-limit/rate-limiter';
 import { startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
 
@@ -106,4 +107,61 @@ describe('a flood of refused connections', () => {
     expect(Object.entries(statuses).filter(([status]) => status !== '401' && status !== '429')).toEqual([]);
     expect(after20s).toBeLessThanOrEqual(Math.ceil(idle * 1.1));
   }, 120_000);
+});
+
+describe('a held refusal keeps no body', () => {
+  // A budget of one page a second, and holds longer than that second: a request held for the
+  // spent budget finds it renewed when its hold ends.
+  const HOLD_MS = 1_500;
+  let server: TestServer;
+  let rateLimits: RateLimits;
+  beforeAll(async () => {
+    const generous = { points: 1_000_000, windowSeconds: 60 };
+    rateLimits = {
+      requests: createRateLimiter({ name: 'requests', points: 2, windowSeconds: 1 }),
+      leads: createRateLimiter({ name: 'leads', ...generous }),
+      anonymous: createRateLimiter({ name: 'anonymous', ...generous }),
+      close: async () => undefined,
+    };
+    server = await startTestServer('postgres', { reports: 5, rateLimits, config: { refusalDelayMs: HOLD_MS } });
+  });
+  afterAll(() => server.close());
+
+  const lead = (body: string) =>
+    fetch(`${server.url}/public/reports/create-lead`, {
+      method: 'POST',
+      headers: { 'x-api-key': server.keys[0]!, 'content-type': 'application/json' },
+      body,
+    });
+  const spendBudget = async () => {
+    // A page of dealerships is the budget's two points: the organization is known spent for the rest of the second.
+    const page = await fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': server.keys[0]! } });
+    expect(page.status).toBe(200);
+    await page.arrayBuffer();
+  };
+
+  it('drops a long body during the hold, and asks for the request again when its refusal no longer holds', async () => {
+    await spendBudget();
+    const started = performance.now();
+    const answer = await lead(JSON.stringify({ dealership: '00000000-0000-4000-8000-000000000000', name: 'x'.repeat(20_000) }));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(HOLD_MS - 50);
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('1');
+    expect(await answer.json()).toEqual({ detail: 'The request waited and its body was not kept: send it again' });
+  });
+
+  it('keeps a short body, which a refusal may read: served after its hold like any request', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await spendBudget();
+    const started = performance.now();
+    const answer = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'x-api-key': server.keys[0]!, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(HOLD_MS - 50);
+    // Served once its hold ended (the budget renewed): its document was read.
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ data: { __typename: 'Query' } });
+  });
 });

@@ -18,6 +18,7 @@ import {
   internalError,
   payloadTooLarge,
   requestTimeout,
+  serviceUnavailable,
   uriTooLong,
 } from '../../shared/errors';
 import type { Location } from '../contract/pydantic-errors';
@@ -92,6 +93,8 @@ function appErrorOfRefusal(refusal: PlatformRefusal): AppError {
       return payloadTooLarge('Chunk extensions too large', true);
     case 'malformed':
       return badRequest('Malformed HTTP request');
+    case 'body-dropped':
+      return serviceUnavailable('The request waited and its body was not kept: send it again', 1);
     case 'scrape-not-authorized':
       return credentialRequired(refusal.challenge);
   }

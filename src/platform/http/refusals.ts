@@ -13,6 +13,8 @@ export type PlatformRefusal =
   | { kind: 'deadline-passed' }
   | { kind: 'chunk-extensions-too-large' }
   | { kind: 'malformed' }
+  /** held for a refusal its hold's end no longer finds, its body dropped meanwhile: to be sent again */
+  | { kind: 'body-dropped' }
   /** GET /metrics without the operator's bearer token (METRICS_TOKEN) */
   | { kind: 'scrape-not-authorized'; challenge: string };
 

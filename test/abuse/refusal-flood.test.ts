@@ -138,28 +138,45 @@ describe('a held refusal keeps no body', () => {
     const page = await fetch(`${server.url}/public/dealerships/`, { headers: { 'x-api-key': server.keys[0]! } });
     expect(page.status).toBe(200);
     await page.arrayBuffer();
+    // Its points are charged once its work is done, which may be after its answer: known spent from then on.
+    await waitFor(() => rateLimits.requests.refusal(server.dataset.organizations[0]!.id) !== undefined, 1_000, 5);
+  };
+  /**
+   * The budget spent, then `send`, until its request was held first: that needs the instance to
+   * trust its key cache, which it does once it hears key changes (a LISTEN connected shortly after
+   * it starts); until then the refusal is held in the chain and answered 429, as decided on arrival.
+   */
+  const heldFirst = async (send: () => Promise<Response>): Promise<{ answer: Response; ms: number }> => {
+    for (let attempt = 1; ; attempt += 1) {
+      // The window of the previous attempt ends.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await spendBudget();
+      const started = performance.now();
+      const answer = await send();
+      if (answer.status !== 429 || attempt === 5) return { answer, ms: performance.now() - started };
+      await answer.arrayBuffer();
+    }
   };
 
   it('drops a long body during the hold, and asks for the request again when its refusal no longer holds', async () => {
-    await spendBudget();
-    const started = performance.now();
-    const answer = await lead(JSON.stringify({ dealership: '00000000-0000-4000-8000-000000000000', name: 'x'.repeat(20_000) }));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(HOLD_MS - 50);
+    const { answer, ms } = await heldFirst(() =>
+      lead(JSON.stringify({ dealership: '00000000-0000-4000-8000-000000000000', name: 'x'.repeat(20_000) })),
+    );
+    expect(ms).toBeGreaterThanOrEqual(HOLD_MS - 50);
     expect(answer.status).toBe(503);
     expect(answer.headers.get('retry-after')).toBe('1');
     expect(await answer.json()).toEqual({ detail: 'The request waited and its body was not kept: send it again' });
   });
 
   it('keeps a short body, which a refusal may read: served after its hold like any request', async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    await spendBudget();
-    const started = performance.now();
-    const answer = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'x-api-key': server.keys[0]!, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: '{ __typename }' }),
-    });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(HOLD_MS - 50);
+    const { answer, ms } = await heldFirst(() =>
+      fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'x-api-key': server.keys[0]!, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ __typename }' }),
+      }),
+    );
+    expect(ms).toBeGreaterThanOrEqual(HOLD_MS - 50);
     // Served once its hold ended (the budget renewed): its document was read.
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ data: { __typename: 'Query' } });

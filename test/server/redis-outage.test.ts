@@ -13,7 +13,16 @@ import { startTestServer, type TestServer } from '../support/server';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait';
 
-const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+/**
+ * A Redis database of this test's own: it reads the organization's counter exactly, and other
+ * suites running beside it (a real process with REDIS_URL, test/observability/trace-logs.test.ts)
+ * count the same demo organizations in the default database.
+ */
+const REDIS_URL = (() => {
+  const url = new URL(process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379');
+  url.pathname = '/11';
+  return url.toString();
+})();
 /** Points; a page of dealerships costs 2 (its page and total statements). */
 const BUDGET = 8;
 const COST = 2;

@@ -8,7 +8,9 @@
  * Measured on this stack (PostgreSQL reached through a TCP proxy that resets or refuses):
  * - refused connection: Prisma P1001 / P2010 whose `meta.driverAdapterError.cause.kind` is
  *   `DatabaseNotReachable`;
- * - connection reset mid-query: P2010 with kind `ConnectionClosed`;
+ * - connection reset mid-query: P2010 with kind `ConnectionClosed`; inside an interactive
+ *   transaction (seen when PgBouncer restarts), the adapter's own `DriverAdapterError`, its
+ *   payload (`kind: 'ConnectionClosed'`) as its `cause`;
  * - backend terminated (restart, pg_terminate_backend): P2010 with kind `postgres`, code 57P01;
  * - connection closed without a reset, or connect timeout: a plain `Error("Connection terminated
  *   ...")` from `pg`, passed through unchanged;
@@ -83,6 +85,10 @@ const UNAVAILABLE_MESSAGES = [
 ];
 
 interface ErrorLike {
+  /** a driver adapter error's payload (`DriverAdapterError.cause`) */
+  kind?: unknown;
+  originalCode?: unknown;
+  originalMessage?: unknown;
   code?: unknown;
   message?: unknown;
   cause?: unknown;
@@ -98,7 +104,8 @@ function classifyOne(error: ErrorLike): DatabaseFailure | undefined {
   const code = typeof error.code === 'string' ? error.code : undefined;
   if (code && PRISMA_UNAVAILABLE_CODES.has(code)) return UNAVAILABLE;
   if (code && SOCKET_CODES.has(code)) return UNAVAILABLE;
-  const adapterCause = error.meta?.driverAdapterError?.cause;
+  // The adapter's payload: inside Prisma's error, or reached as a DriverAdapterError's `cause`.
+  const adapterCause = error.meta?.driverAdapterError?.cause ?? (typeof error.kind === 'string' ? error : undefined);
   if (adapterCause) {
     if (typeof adapterCause.kind === 'string' && ADAPTER_UNAVAILABLE_KINDS.has(adapterCause.kind)) return UNAVAILABLE;
     const sqlState = adapterCause.originalCode ?? adapterCause.code;

@@ -43,6 +43,65 @@ function parseRaw(response: string): { status: number; headers: string; body: un
   return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), headers: head.toLowerCase(), body: body ? JSON.parse(body) : undefined };
 }
 
+/**
+ * Sends a chunked body of up to `totalBytes` in 64 kB chunks, as fast as the connection takes them,
+ * and stops sending once the server answers. Returns the answer's status line and body, and how many
+ * body bytes had been sent when it came.
+ */
+function sendChunkedUntilAnswered(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  totalBytes: number,
+): Promise<{ status: number; body: string; sentBeforeAnswer: number }> {
+  const { hostname, port } = new URL(url);
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  const head =
+    `POST ${path} HTTP/1.1\r\nHost: ${hostname}\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n` +
+    Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('') +
+    '\r\n';
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let response = '';
+    let sent = 0;
+    let sentBeforeAnswer: number | undefined;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer and close within 30 s; sent ${sent} bytes, got ${JSON.stringify(response.slice(0, 200))}`));
+    }, 30_000);
+    const finish = () => {
+      clearTimeout(timer);
+      const statusLine = response.slice(0, response.indexOf('\r\n'));
+      const body = response.split('\r\n\r\n').slice(1).join('\r\n\r\n');
+      resolve({ status: Number(statusLine.split(' ')[1]), body, sentBeforeAnswer: sentBeforeAnswer ?? sent });
+    };
+    socket.on('data', (data) => {
+      sentBeforeAnswer ??= sent;
+      response += data.toString('utf8');
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', finish);
+    socket.write(head);
+    const write = () => {
+      while (sentBeforeAnswer === undefined && sent < totalBytes && !socket.destroyed) {
+        sent += chunk.length;
+        socket.write(`${chunk.length.toString(16)}\r\n`);
+        socket.write(chunk);
+        if (!socket.write('\r\n')) {
+          socket.once('drain', write);
+          return;
+        }
+      }
+      if (socket.destroyed) return;
+      if (sentBeforeAnswer === undefined) socket.end('0\r\n\r\n');
+      else socket.end();
+    };
+    write();
+  });
+}
+
 describe('request limits', () => {
   let server: TestServer;
   let admin: pg.Client;
@@ -102,6 +161,24 @@ describe('request limits', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(JSON.stringify(await response.json())).toMatch(/too large/i);
   });
+
+  it('answers a chunked body past its limit as soon as it passes it, without reading the rest: GraphQL, REST, keyless', async () => {
+    // 64 MB offered; body-parser alone would read all of it before answering its 413.
+    const total = 64 * 1024 * 1024;
+    const cases = [
+      { path: '/graphql', headers: key(), status: 413, detail: /too large/i },
+      { path: '/public/reports/create-lead', headers: key(), status: 413, detail: /Request body too large/ },
+      // No key: the refusal of the missing key, once the body is too large to be an introspection query.
+      { path: '/graphql', headers: {}, status: 401, detail: /Not authenticated/ },
+    ];
+    for (const { path, headers, status, detail } of cases) {
+      const answer = await sendChunkedUntilAnswered(server.url, path, headers, total);
+      expect([path, answer.status]).toEqual([path, status]);
+      expect(answer.body).toMatch(detail);
+      // What the socket buffers hold between client and server, not the 64 MB.
+      expect([path, answer.sentBeforeAnswer < 16 * 1024 * 1024]).toEqual([path, true]);
+    }
+  }, 60_000);
 
   it('answers 408 JSON and closes the connection when a client does not finish sending its request in time', async () => {
     // Headers never finished (slowloris: Node's own timeout), then a body that never comes (the

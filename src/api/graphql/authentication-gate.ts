@@ -7,7 +7,7 @@
 import express, { type RequestHandler } from 'express';
 import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import { recordOrganization, requestLogger } from '../../platform/http/access-log';
-import { closeIfBodyUnread, declaresBodyOver } from '../../platform/http/unread-bodies';
+import { closeIfBodyUnread, declaresBodyOver, withWireLimit } from '../../platform/http/unread-bodies';
 import { asAppError, badRequest, invalidApiKey, notAuthenticated, rateLimited } from '../../shared/errors';
 import { refusalHeldFirst } from '../known-refusals';
 import { KEYLESS_MAX_BODY_BYTES, MAX_BODY_BYTES } from '../limits';
@@ -61,14 +61,19 @@ export function graphqlAuthentication(services: ApiServices): RequestHandler {
 
 /** The body reader for the key found: a keyless request's body is bounded much lower. */
 export function graphqlBodyReader(): RequestHandler {
-  const keyed = express.json({ limit: MAX_BODY_BYTES });
-  const keyless = express.json({ limit: KEYLESS_MAX_BODY_BYTES });
+  const keyed = withWireLimit(express.json({ limit: MAX_BODY_BYTES }), MAX_BODY_BYTES);
+  const keyless = withWireLimit(express.json({ limit: KEYLESS_MAX_BODY_BYTES }), KEYLESS_MAX_BODY_BYTES);
+  const tooLarge: (error?: unknown) => boolean = (error) => (error as { status?: number } | undefined)?.status === 413;
   return (req, res, next) => {
     const auth = res.locals.authentication as Authentication | undefined;
     if (auth?.status === 'authenticated') {
-      if (!declaresBodyOver(req, MAX_BODY_BYTES)) return keyed(req, res, next);
-      closeIfBodyUnread(req, res);
-      return sendGraphqlError(res, badRequest('Request body too large'), 413);
+      // Not read on: the connection closes after the answer.
+      const refuseTooLarge = () => {
+        closeIfBodyUnread(req, res);
+        return sendGraphqlError(res, badRequest('Request body too large'), 413);
+      };
+      if (declaresBodyOver(req, MAX_BODY_BYTES)) return refuseTooLarge();
+      return keyed(req, res, (error?: unknown) => (tooLarge(error) ? refuseTooLarge() : next(error)));
     }
     // Too large to be an introspection query: the answer is the missing key's, and the rest of
     // the body is not read (the connection closes after the answer).
@@ -77,7 +82,7 @@ export function graphqlBodyReader(): RequestHandler {
       return sendGraphqlError(res, auth?.status === 'missing' ? notAuthenticated() : invalidApiKey());
     };
     if (declaresBodyOver(req, KEYLESS_MAX_BODY_BYTES)) return refuse();
-    return keyless(req, res, (error?: unknown) => ((error as { status?: number } | undefined)?.status === 413 ? refuse() : next(error)));
+    return keyless(req, res, (error?: unknown) => (tooLarge(error) ? refuse() : next(error)));
   };
 }
 

@@ -3,11 +3,13 @@
  * key, a spent budget, a declared length over the limit) is answered at once, and the rest of the
  * body is only drained while the connection closes: body-parser, on its own 413, reads the whole
  * body off the wire before it answers (its `dump`), however long it is, so a declared length over
- * the limit is refused here before it is called.
+ * the limit is refused here before it is called, and a body that declares none (chunked) is
+ * counted as it arrives (`withWireLimit`).
  */
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
+import type { RequestHandler } from 'express';
 
 /** Whether the request declares a body longer than `limit` bytes (Content-Length). */
 export function declaresBodyOver(req: { headers: { 'content-length'?: string } }, limit: number): boolean {
@@ -46,5 +48,38 @@ export function closeIfBodyUnread(
     timer.unref();
     socket.once('end', () => socket.destroy());
     socket.once('close', () => clearTimeout(timer));
+  };
+}
+
+/** body-parser's own error for a body over its limit, as the callers already recognize it. */
+function bodyTooLarge(limit: number): Error {
+  return Object.assign(new Error('request entity too large'), { status: 413, statusCode: 413, expose: true, type: 'entity.too.large', limit });
+}
+
+/**
+ * `read` (a body-parser reader) with its limit kept on the wire as well. A chunked body declares no
+ * length to be refused by beforehand, and body-parser, once it passes the limit, reads the rest of
+ * it whatever its length before it calls back. Such a body is counted as it arrives instead, and
+ * the moment it passes `limit` bytes, `next` gets body-parser's 413 at once (its caller answers
+ * and closes the connection: closeIfBodyUnread); the reader's own late callback is then dropped.
+ */
+export function withWireLimit(read: RequestHandler, limit: number): RequestHandler {
+  return (req, res, next) => {
+    if (req.headers['transfer-encoding'] === undefined) return read(req, res, next);
+    let received = 0;
+    let settled = false;
+    const settle = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', count);
+      next(error);
+    };
+    const count = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) settle(bodyTooLarge(limit));
+    };
+    // Before the reader's own listener: this one sees each chunk first.
+    req.on('data', count);
+    void read(req, res, settle);
   };
 }

@@ -20,8 +20,11 @@ FROM node:22-bookworm-slim AS runtime
 # A larger young generation: a page of reports allocates a few MB, and with V8's default 16 MB
 # semi-space most of it was scavenged and promoted (GC was 20-27% of a request's CPU; see
 # bench/HISTORY.md, 2026-11-25). Costs ~100 MB more RSS at most.
+# AsyncContextFrame (Node 24's default): with tracing on, a request's context follows its promises
+# without a hook run for every promise (docs/performance.md, "Tracing overhead"). Keep both flags
+# in bench/measure.ts (IMAGE_NODE_FLAGS) so that the benchmarks run the service as the image does.
 ENV NODE_ENV=production \
-    NODE_OPTIONS=--max-semi-space-size=64 \
+    NODE_OPTIONS="--max-semi-space-size=64 --experimental-async-context-frame" \
     PORT=4000 \
     DATA_DIR=/data
 WORKDIR /app

@@ -9,16 +9,18 @@
  *
  *   npm run bench:ab -- --base <commit> --database-url postgres://…/vr_bench_… [--only <regex>]
  *     [--rounds 8] [--duration 6] [--warm-up 10] [--connections 10] [--node 22|<path>]
- *     [--b-node-flags "<flags>"]
+ *     [--b-node-flags "<flags>"] [--a-node-flags "<flags>"] [--b-env K=V,…] [--a-env K=V,…]
  *
  * `--b-env "K=V,K=V"` adds to B's environment (with `--base HEAD`: the A/B of a setting, e.g.
  * tracing: `--b-env OTEL_TRACES_SAMPLER_ARG=0.1 --otlp-sink`); `--otlp-sink` starts an OTLP/HTTP
  * receiver in this process that accepts and drops every export, and points B's
- * `OTEL_EXPORTER_OTLP_ENDPOINT` at it (a collector's work is not the service's CPU).
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` at it (a collector's work is not the service's CPU); `--otlp-sink both`
+ * points A at it too. `--a-env` and `--a-node-flags` set A's side alike: the A/B of a runtime flag
+ * under tracing, e.g. both sampled at 10 %, B with `--experimental-async-context-frame`.
  *
  * `--node 22` runs both on the Node 22 that `--peers` installs (the image's runtime; installed if
  * missing), `--node <path>` on that binary; by default, on this process's Node. `--b-node-flags`
- * gives B Node's flags in place of the image's (`--max-semi-space-size=64`): with `--base HEAD`,
+ * gives B Node's flags in place of the image's (`imageNodeFlags` in measure.ts): with `--base HEAD`,
  * the A/B of a runtime setting rather than of a change.
  *
  * The database must hold reports (`npm run bench -- --keep` leaves one). A's code is checked out in
@@ -52,10 +54,16 @@ interface Options {
   node?: string;
   /** B's Node flags, in place of the image's */
   bNodeFlags?: string[];
+  /** A's Node flags, in place of the image's */
+  aNodeFlags?: string[];
+  /** added to A's environment */
+  aEnv: Record<string, string>;
   /** added to B's environment */
   bEnv: Record<string, string>;
   /** an OTLP receiver that drops what it gets, B's OTEL_EXPORTER_OTLP_ENDPOINT */
   otlpSink: boolean;
+  /** A exports to the sink too */
+  otlpSinkForA: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -81,14 +89,22 @@ function parseOptions(argv: string[]): Options {
     connections: positive('--connections', 10),
     node: value('--node'),
     bNodeFlags: value('--b-node-flags')?.split(/\s+/u).filter(Boolean),
-    bEnv: Object.fromEntries(
-      (value('--b-env') ?? '')
-        .split(',')
-        .filter(Boolean)
-        .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-    ),
+    aNodeFlags: value('--a-node-flags')?.split(/\s+/u).filter(Boolean),
+    bEnv: environmentOption(value('--b-env')),
+    aEnv: environmentOption(value('--a-env')),
     otlpSink: argv.includes('--otlp-sink'),
+    otlpSinkForA: value('--otlp-sink') === 'both',
   };
+}
+
+/** `K=V,K=V` as an environment (a value may hold `=`). */
+function environmentOption(given: string | undefined): Record<string, string> {
+  return Object.fromEntries(
+    (given ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
 }
 
 const repository = path.join(__dirname, '..');
@@ -142,22 +158,31 @@ async function main(): Promise<void> {
   const base = checkOut(options.base);
   const env = { DATABASE_URL: options.databaseUrl };
   const sink = options.otlpSink ? await startOtlpSink() : undefined;
-  const bEnv = { ...env, ...options.bEnv, ...(sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}) };
+  const sinkEnv: Record<string, string> = sink ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {};
+  const aEnv = { ...env, ...options.aEnv, ...(options.otlpSinkForA ? sinkEnv : {}) };
+  const bEnv = { ...env, ...options.bEnv, ...sinkEnv };
   const servers: ChildServer[] = [];
   try {
-    servers.push(await startChild('ab-base', path.join(base.dir, 'bench', 'app-server.ts'), env, { execPath, cwd: base.dir }));
+    servers.push(
+      await startChild('ab-base', path.join(base.dir, 'bench', 'app-server.ts'), aEnv, {
+        execPath,
+        cwd: base.dir,
+        nodeFlags: options.aNodeFlags,
+      }),
+    );
     servers.push(await startChild('ab-this', path.join(__dirname, 'app-server.ts'), bEnv, { execPath, nodeFlags: options.bNodeFlags }));
     const [a, b] = servers as [ChildServer, ChildServer];
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repository }).toString().trim();
     const nodeVersion = execFileSync(execPath ?? process.execPath, ['--version'])
       .toString()
       .trim();
-    const bFlags =
-      (options.bNodeFlags ? ` with ${options.bNodeFlags.join(' ')}` : '') +
-      (Object.keys(options.bEnv).length > 0 ? ` with ${JSON.stringify(options.bEnv)}` : '') +
-      (sink ? ' exporting to an OTLP sink' : '');
+    const setting = (flags: string[] | undefined, environment: Record<string, string>, exporting: boolean) =>
+      (flags ? ` with ${flags.join(' ')}` : '') +
+      (Object.keys(environment).length > 0 ? ` with ${JSON.stringify(environment)}` : '') +
+      (exporting ? ' exporting to an OTLP sink' : '');
     log(
-      `A: ${options.base}, B: this checkout (${head})${bFlags}; Node ${nodeVersion}; ` +
+      `A: ${options.base}${setting(options.aNodeFlags, options.aEnv, options.otlpSinkForA)}, ` +
+        `B: this checkout (${head})${setting(options.bNodeFlags, options.bEnv, Boolean(sink))}; Node ${nodeVersion}; ` +
         `${options.rounds} rounds of ${options.duration} s, ${options.connections} connections each`,
     );
     const rows: string[] = [];

@@ -3,7 +3,7 @@
  * autocannon run against one of them with latency percentiles, peak RSS and the CPU time spent per
  * answered request by the server process (and, when asked, by the PostgreSQL backends serving it).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,19 +17,38 @@ export interface ChildServer {
   process: ChildProcess;
 }
 
-/** Node's flags as the Dockerfile runs the service (its NODE_OPTIONS): a 64 MB young generation. */
-export const IMAGE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64'];
+/**
+ * Node's flags as the Dockerfile runs the service (its NODE_OPTIONS): a 64 MB young generation, and
+ * AsyncContextFrame where the binary has the flag (Node 22; Node 24's default; Node 20 lacks it).
+ */
+export const IMAGE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64', '--experimental-async-context-frame'];
+
+const acceptedFlags = new Map<string, boolean>();
+
+/** The image's flags that the Node binary at `execPath` accepts. */
+export function imageNodeFlags(execPath: string = process.execPath): string[] {
+  return IMAGE_NODE_FLAGS.filter((flag) => {
+    const key = `${execPath} ${flag}`;
+    let accepted = acceptedFlags.get(key);
+    if (accepted === undefined) {
+      const script = `process.exit(process.allowedNodeEnvironmentFlags.has(${JSON.stringify(flag)}) ? 0 : 1)`;
+      accepted = spawnSync(execPath, ['-e', script], { env: { ...process.env, NODE_OPTIONS: '' } }).status === 0;
+      acceptedFlags.set(key, accepted);
+    }
+    return accepted;
+  });
+}
 
 /**
  * `file`: relative to this folder, or absolute (bench/ab.ts runs another checkout's). Options:
  * `execPath`, the Node binary to run it on (default: this process's); `cwd`, its working folder
- * (default: this one's); `nodeFlags`, Node's flags in place of the image's (IMAGE_NODE_FLAGS).
+ * (default: this one's); `nodeFlags`, Node's flags in place of the image's (`imageNodeFlags`).
  */
 export function startChild(
   name: string,
   file: string,
   env: Record<string, string>,
-  { execPath, cwd, nodeFlags = IMAGE_NODE_FLAGS }: { execPath?: string; cwd?: string; nodeFlags?: readonly string[] } = {},
+  { execPath, cwd, nodeFlags = imageNodeFlags(execPath) }: { execPath?: string; cwd?: string; nodeFlags?: readonly string[] } = {},
 ): Promise<ChildServer> {
   // The access log is on, as in production (LOG_LEVEL=info, one JSON line per request): its lines
   // go to a file, whose path is printed, instead of the table's terminal.

@@ -3,7 +3,15 @@
  * `?` (a value written into the text, not sent as a parameter, never reaches a span), its
  * placeholders, identifiers and casts kept, its length bounded; its name the verb and first table.
  */
-import { MAX_SQL_TEXT, normalizedSql, sqlSpanName } from '../../src/platform/tracing/sql-spans';
+import {
+  DESCRIPTIONS_MAX_CHARS,
+  DESCRIPTIONS_MAX_ENTRIES,
+  describedStatement,
+  describedStatementsHeld,
+  MAX_SQL_TEXT,
+  normalizedSql,
+  sqlSpanName,
+} from '../../src/platform/tracing/sql-spans';
 
 describe('SQL text in spans', () => {
   it('replaces string, dollar-quoted and numeric literals, keeps placeholders, identifiers and casts', () => {
@@ -37,5 +45,23 @@ describe('SQL text in spans', () => {
     expect(sqlSpanName('UPDATE webhook_endpoints SET x = 1')).toBe('UPDATE webhook_endpoints');
     expect(sqlSpanName('  (WITH horizon AS (SELECT 1) SELECT 2)')).toBe('WITH');
     expect(sqlSpanName('BEGIN')).toBe('BEGIN');
+  });
+
+  it('works a text out once, and holds a bounded number of texts and characters whatever is sent', () => {
+    const text = `SELECT token FROM reports WHERE organization_id = $1 AND kind = 'lead'`;
+    const first = describedStatement(text);
+    expect(first).toEqual({
+      name: 'SELECT reports',
+      attributes: { 'db.system.name': 'postgresql', 'db.operation.name': 'SELECT', 'db.query.text': normalizedSql(text) },
+    });
+    expect(describedStatement(text)).toBe(first);
+    // Many distinct texts (as distinct documents make distinct answer plans), small then large.
+    for (let i = 0; i < 3 * DESCRIPTIONS_MAX_ENTRIES; i += 1) describedStatement(`SELECT ${i} AS n FROM reports`);
+    expect(describedStatementsHeld().entries).toBeLessThanOrEqual(DESCRIPTIONS_MAX_ENTRIES);
+    const large = 'x, '.repeat(20_000);
+    for (let i = 0; i < 100; i += 1) describedStatement(`SELECT ${i}, ${large} FROM reports`);
+    const held = describedStatementsHeld();
+    expect(held.chars).toBeLessThanOrEqual(DESCRIPTIONS_MAX_CHARS);
+    expect(held.chars).toBeGreaterThan(DESCRIPTIONS_MAX_CHARS / 2);
   });
 });

@@ -29,6 +29,8 @@ export const httpSpans = (): RequestHandler => (req, res, next) => {
   const parent = req.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, req.headers);
   const route = routeOf(res);
   const span = tracer().startSpan(`${req.method} ${route}`, { kind: SpanKind.SERVER }, parent);
+  res.locals.span = span;
+  // An unsampled request's span records nothing and its end does nothing: no listener for it.
   if (span.isRecording()) {
     span.setAttributes({
       'http.request.method': req.method,
@@ -38,22 +40,17 @@ export const httpSpans = (): RequestHandler => (req, res, next) => {
       'network.protocol.version': req.httpVersion,
       ...(req.headers['user-agent'] ? { 'user_agent.original': req.headers['user-agent'].slice(0, 256) } : {}),
     });
-  }
-  res.locals.span = span;
-  let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    if (span.isRecording()) {
+    const end = () => {
+      if (!span.isRecording()) return;
       const aborted = !res.writableEnded;
       span.setAttribute('http.response.status_code', res.statusCode);
       if (aborted) span.setAttribute('vr.http.aborted', true);
       // Server errors only: a 4xx is the client's (OpenTelemetry's HTTP server convention).
       if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-    span.end();
-  };
-  res.once('finish', end);
-  res.once('close', end);
+      span.end();
+    };
+    res.once('finish', end);
+    res.once('close', end);
+  }
   context.with(trace.setSpan(parent, span), next);
 };

@@ -5,21 +5,30 @@
  * the key (an organization or a client address). Applied only with tracing on (create-app.ts).
  */
 import type { RateLimiter, RateLimits } from '../rate-limit/rate-limiter';
-import { annotate } from './tracing';
+import { recordingSpan } from './tracing';
 
 export function annotatedRateLimits(limits: RateLimits): RateLimits {
-  const annotated = (kind: 'requests' | 'leads' | 'anonymous'): RateLimiter => ({
-    async consume(key, points) {
-      const decision = await limits[kind].consume(key, points);
-      annotate(() => ({
-        [`vr.rate_limit.${kind}.points`]: points ?? 1,
-        [`vr.rate_limit.${kind}.allowed`]: decision.allowed,
-        ...(decision.allowed ? {} : { [`vr.rate_limit.${kind}.retry_after_s`]: decision.retryAfterSeconds }),
-      }));
-      return decision;
-    },
-    isExhausted: (key) => limits[kind].isExhausted(key),
-    refusal: (key) => limits[kind].refusal(key),
-  });
+  const annotated = (kind: 'requests' | 'leads' | 'anonymous'): RateLimiter => {
+    const points = `vr.rate_limit.${kind}.points`;
+    const allowed = `vr.rate_limit.${kind}.allowed`;
+    const retryAfter = `vr.rate_limit.${kind}.retry_after_s`;
+    return {
+      // The span is known when the decision is asked for: an unsampled request gets the limiter's
+      // own promise, with no step added to its path.
+      consume(key, asked) {
+        const span = recordingSpan();
+        const deciding = limits[kind].consume(key, asked);
+        if (!span) return deciding;
+        return deciding.then((decision) => {
+          span.setAttribute(points, asked ?? 1);
+          span.setAttribute(allowed, decision.allowed);
+          if (!decision.allowed) span.setAttribute(retryAfter, decision.retryAfterSeconds);
+          return decision;
+        });
+      },
+      isExhausted: (key) => limits[kind].isExhausted(key),
+      refusal: (key) => limits[kind].refusal(key),
+    };
+  };
   return { requests: annotated('requests'), leads: annotated('leads'), anonymous: annotated('anonymous'), close: () => limits.close() };
 }

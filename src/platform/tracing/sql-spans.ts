@@ -8,7 +8,7 @@
  * them apart, as `$1`…), and literals written into the text are replaced by `?`, so a value can
  * reach a span only as a parameter, which is never read.
  */
-import { SpanKind, type Span } from '@opentelemetry/api';
+import { SpanKind, type Attributes, type Span } from '@opentelemetry/api';
 import { failed, recordingSpan, tracer } from './tracing';
 
 /** Longest statement text kept (an answer plan's statement is tens of kB). */
@@ -38,16 +38,58 @@ export function sqlSpanName(text: string): string {
   return table ? `${verb} ${table}` : verb;
 }
 
-function startSqlSpan(text: string): Span | undefined {
-  if (!recordingSpan()) return undefined;
-  return tracer().startSpan(sqlSpanName(text), {
-    kind: SpanKind.CLIENT,
+interface StatementDescription {
+  name: string;
+  attributes: Attributes;
+}
+
+/**
+ * What a span says of each statement text, worked out once per text: the texts are few (Prisma's,
+ * the code's, one per answer plan) and sent again and again, while normalizing an answer plan's
+ * statement costs more than the rest of its span. Bounded in characters and in count; a text past
+ * the bound evicts the oldest. Its content comes from the code and the plans, never from values
+ * (parameters are not part of a text), and a tenant who churns it (many distinct documents) only
+ * makes the next spans work their descriptions out again.
+ */
+export const DESCRIPTIONS_MAX_ENTRIES = 512;
+export const DESCRIPTIONS_MAX_CHARS = 2_000_000;
+const descriptions = new Map<string, StatementDescription>();
+let descriptionChars = 0;
+
+const charsOf = (text: string, description: StatementDescription) =>
+  text.length + String(description.attributes['db.query.text']).length;
+
+/** The span name and attributes of a statement text (the same object for the same text while held). */
+export function describedStatement(text: string): StatementDescription {
+  const known = descriptions.get(text);
+  if (known) return known;
+  const description = {
+    name: sqlSpanName(text),
     attributes: {
       'db.system.name': 'postgresql',
       'db.operation.name': (/^[\s(]*([A-Za-z]+)/.exec(text)?.[1] ?? '').toUpperCase(),
       'db.query.text': normalizedSql(text),
     },
-  });
+  };
+  descriptions.set(text, description);
+  descriptionChars += charsOf(text, description);
+  for (const [oldest, described] of descriptions) {
+    if (descriptions.size <= DESCRIPTIONS_MAX_ENTRIES && descriptionChars <= DESCRIPTIONS_MAX_CHARS) break;
+    descriptions.delete(oldest);
+    descriptionChars -= charsOf(oldest, described);
+  }
+  return description;
+}
+
+/** How many descriptions are held, and their texts' characters (for the bound's test). */
+export function describedStatementsHeld(): { entries: number; chars: number } {
+  return { entries: descriptions.size, chars: descriptionChars };
+}
+
+function startSqlSpan(text: string): Span | undefined {
+  if (!recordingSpan()) return undefined;
+  const { name, attributes } = describedStatement(text);
+  return tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes });
 }
 
 function endSqlSpan(span: Span, error?: unknown): void {

@@ -36,6 +36,7 @@ import { openDatabase } from '../src/platform/db/database';
 import { applyMigrations } from '../src/platform/db/migrations/apply';
 import { loadBenchData } from './load';
 import type { ClientSpec, LoadResult } from './load-client';
+import { IMAGE_ENVIRONMENT } from './measure';
 import { ADMIN_URL, adminQuery, cpuMs, log, percentile } from './support';
 
 /** the victim's requests per second */
@@ -213,6 +214,8 @@ function startApp(variant: Variant, databaseUrl: string, env: Record<string, str
     execArgv: ['--import', 'tsx', ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []), ...serverNodeArgs],
     env: {
       ...process.env,
+      // As the image runs it (its allocator setting); `--env` / `--also` may override it.
+      ...IMAGE_ENVIRONMENT,
       DATABASE_URL: databaseUrl,
       NODE_ENV: 'production',
       LOG_LEVEL: 'error',

@@ -23,6 +23,9 @@ export interface ChildServer {
  */
 export const IMAGE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64', '--experimental-async-context-frame'];
 
+/** The allocator setting the Dockerfile gives the service (its `MALLOC_ARENA_MAX`). */
+export const IMAGE_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+
 const acceptedFlags = new Map<string, boolean>();
 
 /** The image's flags that the Node binary at `execPath` accepts. */
@@ -62,6 +65,7 @@ export function startChild(
     // The limiter still runs (its cost is part of the measure) but never refuses: the load is ours.
     env: {
       ...process.env,
+      ...IMAGE_ENVIRONMENT,
       LOG_LEVEL: 'info',
       NODE_ENV: 'production',
       RATE_LIMIT_PER_MINUTE: '1000000000',

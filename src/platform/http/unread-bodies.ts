@@ -53,7 +53,13 @@ export function closeIfBodyUnread(
 
 /** body-parser's own error for a body over its limit, as the callers already recognize it. */
 function bodyTooLarge(limit: number): Error {
-  return Object.assign(new Error('request entity too large'), { status: 413, statusCode: 413, expose: true, type: 'entity.too.large', limit });
+  return Object.assign(new Error('request entity too large'), {
+    status: 413,
+    statusCode: 413,
+    expose: true,
+    type: 'entity.too.large',
+    limit,
+  });
 }
 
 /**

@@ -53,10 +53,7 @@ export function startSdk(env: NodeJS.ProcessEnv): TracingHandle {
     resource,
     ...(env.OTEL_TRACES_SAMPLER ? {} : { sampler: defaultSampler(env) }),
     spanProcessors: [
-      new BatchSpanProcessor(
-        new OTLPTraceExporter(),
-        env.OTEL_BSP_SCHEDULE_DELAY ? {} : { scheduledDelayMillis: DEFAULT_EXPORT_DELAY_MS },
-      ),
+      new BatchSpanProcessor(new OTLPTraceExporter(), env.OTEL_BSP_SCHEDULE_DELAY ? {} : { scheduledDelayMillis: DEFAULT_EXPORT_DELAY_MS }),
     ],
   });
   // W3C Trace Context only: baggage is not read (a caller's baggage could carry anything).

@@ -56,8 +56,7 @@ export const DESCRIPTIONS_MAX_CHARS = 2_000_000;
 const descriptions = new Map<string, StatementDescription>();
 let descriptionChars = 0;
 
-const charsOf = (text: string, description: StatementDescription) =>
-  text.length + String(description.attributes['db.query.text']).length;
+const charsOf = (text: string, description: StatementDescription) => text.length + String(description.attributes['db.query.text']).length;
 
 /** The span name and attributes of a statement text (the same object for the same text while held). */
 export function describedStatement(text: string): StatementDescription {

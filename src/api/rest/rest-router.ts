@@ -9,7 +9,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLArgument, GraphQLSchema } from 'graphql';
 import { recordOrganization, requestLogger } from '../../platform/http/access-log';
-import { closeIfBodyUnread, declaresBodyOver, withWireLimit } from '../../platform/http/unread-bodies';
+import { bodyTooLarge, closeIfBodyUnread, declaresBodyOver, withWireLimit } from '../../platform/http/unread-bodies';
 import { badRequest, invalidApiKey, invalidInput, methodNotAllowed, notAuthenticated, notFound, rateLimited } from '../../shared/errors';
 import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_PARAMETER } from '../contract/idempotency-key';
 import { parseJsonBody, validateArguments, type Location } from '../contract/validation';
@@ -255,8 +255,7 @@ function bodyReader(): (req: Request, res: Response, limit: number) => Promise<B
     let read = readers.get(limit);
     if (!read) readers.set(limit, (read = withWireLimit(express.raw({ type: () => true, limit }), limit)));
     // Declared too long: refused before body-parser, which would read it all first (unread-bodies.ts).
-    if (declaresBodyOver(req, limit))
-      return Promise.resolve({ tooLarge: Object.assign(new Error('request entity too large'), { status: 413, expose: true }) });
+    if (declaresBodyOver(req, limit)) return Promise.resolve({ tooLarge: bodyTooLarge(limit) });
     return new Promise((resolve, reject) => {
       void read(req, res, (error?: unknown) => {
         if ((error as { status?: number } | undefined)?.status === 413) return resolve({ tooLarge: error as Error });

@@ -52,7 +52,7 @@ export function closeIfBodyUnread(
 }
 
 /** body-parser's own error for a body over its limit, as the callers already recognize it. */
-function bodyTooLarge(limit: number): Error {
+export function bodyTooLarge(limit: number): Error {
   return Object.assign(new Error('request entity too large'), {
     status: 413,
     statusCode: 413,

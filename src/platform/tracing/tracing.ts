@@ -71,12 +71,6 @@ export function recordingSpan(): Span | undefined {
   return span?.isRecording() ? span : undefined;
 }
 
-/** Adds attributes to the active span when it records; `build` runs only then. */
-export function annotate(build: () => Attributes): void {
-  const span = recordingSpan();
-  if (span) span.setAttributes(build());
-}
-
 /**
  * Runs `work` in a child span of the active one when that records; else runs it as it is. For
  * synchronous work (a compilation) and promises alike.

@@ -21,9 +21,8 @@ FROM node:22-bookworm-slim AS runtime
 # semi-space most of it was scavenged and promoted (GC was 20-27% of a request's CPU; see
 # bench/HISTORY.md, 2026-11-25). Costs ~100 MB more RSS at most.
 # AsyncContextFrame (Node 24's default): with tracing on, a request's context follows its promises
-# without a hook run for every promise (docs/performance.md, "Tracing overhead"). Keep the flags
-# and MALLOC_ARENA_MAX in bench/measure.ts (IMAGE_NODE_FLAGS, IMAGE_ENVIRONMENT) so that the
-# benchmarks run the service as the image does.
+# without a hook run for every promise (docs/performance.md, "Tracing overhead"). The benchmarks
+# read NODE_OPTIONS and MALLOC_* from this ENV (bench/measure.ts) to run the service as the image does.
 # Two glibc malloc arenas instead of 8 per core: after a flood of large refused bodies, memory the
 # process had freed stayed resident; with two, RSS came back near idle (docs/deploy.md, "N6 five
 # times").

@@ -18,17 +18,32 @@ export interface ChildServer {
 }
 
 /**
- * Node's flags as the Dockerfile runs the service (its NODE_OPTIONS): a 64 MB young generation, and
- * AsyncContextFrame where the binary has the flag (Node 22; Node 24's default; Node 20 lacks it).
+ * The runtime settings of the image, read from the Dockerfile's last `ENV` (its runtime stage) so
+ * that they have one source: Node's flags (`NODE_OPTIONS`: the young generation's size,
+ * AsyncContextFrame) and the C allocator's settings (`MALLOC_*`). The rest of that `ENV` (port,
+ * data folder) is the benchmarks' own to set.
  */
-export const IMAGE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64', '--experimental-async-context-frame'];
+function imageRuntime(): { nodeFlags: readonly string[]; environment: Readonly<Record<string, string>> } {
+  const dockerfile = readFileSync(path.join(__dirname, '..', 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
+  const lastEnv = dockerfile.match(/^ENV .*$/gm)?.at(-1) ?? '';
+  const values = new Map([...lastEnv.matchAll(/(\w+)=("[^"]*"|\S+)/g)].map(([, name, value]) => [name!, value!.replace(/^"|"$/g, '')]));
+  const nodeOptions = values.get('NODE_OPTIONS');
+  if (nodeOptions === undefined) throw new Error("the Dockerfile's runtime ENV sets no NODE_OPTIONS");
+  return {
+    nodeFlags: nodeOptions.split(/\s+/).filter(Boolean),
+    environment: Object.fromEntries([...values].filter(([name]) => name.startsWith('MALLOC_'))),
+  };
+}
 
-/** The allocator setting the Dockerfile gives the service (its `MALLOC_ARENA_MAX`). */
-export const IMAGE_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+const IMAGE = imageRuntime();
+/** Node's flags as the image runs the service (`imageNodeFlags` keeps those a binary accepts). */
+export const IMAGE_NODE_FLAGS = IMAGE.nodeFlags;
+/** The allocator settings the image gives the service. */
+export const IMAGE_ENVIRONMENT = IMAGE.environment;
 
 const acceptedFlags = new Map<string, boolean>();
 
-/** The image's flags that the Node binary at `execPath` accepts. */
+/** The image's flags that the Node binary at `execPath` accepts (Node 20 lacks AsyncContextFrame's). */
 export function imageNodeFlags(execPath: string = process.execPath): string[] {
   return IMAGE_NODE_FLAGS.filter((flag) => {
     const key = `${execPath} ${flag}`;

@@ -7,7 +7,7 @@
 import express, { type RequestHandler } from 'express';
 import { Kind, parse, type DocumentNode, type SelectionSetNode } from 'graphql';
 import { recordOrganization, requestLogger } from '../../platform/http/access-log';
-import { closeIfBodyUnread, declaresBodyOver, withWireLimit } from '../../platform/http/unread-bodies';
+import { closeIfBodyUnread, declaresBodyOver, isBodyTooLarge, withWireLimit } from '../../platform/http/unread-bodies';
 import { asAppError, badRequest, invalidApiKey, notAuthenticated, rateLimited } from '../../shared/errors';
 import { refusalHeldFirst } from '../known-refusals';
 import { KEYLESS_MAX_BODY_BYTES, MAX_BODY_BYTES } from '../limits';
@@ -63,7 +63,6 @@ export function graphqlAuthentication(services: ApiServices): RequestHandler {
 export function graphqlBodyReader(): RequestHandler {
   const keyed = withWireLimit(express.json({ limit: MAX_BODY_BYTES }), MAX_BODY_BYTES);
   const keyless = withWireLimit(express.json({ limit: KEYLESS_MAX_BODY_BYTES }), KEYLESS_MAX_BODY_BYTES);
-  const tooLarge: (error?: unknown) => boolean = (error) => (error as { status?: number } | undefined)?.status === 413;
   return (req, res, next) => {
     const auth = res.locals.authentication as Authentication | undefined;
     if (auth?.status === 'authenticated') {
@@ -73,7 +72,7 @@ export function graphqlBodyReader(): RequestHandler {
         return sendGraphqlError(res, badRequest('Request body too large'), 413);
       };
       if (declaresBodyOver(req, MAX_BODY_BYTES)) return refuseTooLarge();
-      return keyed(req, res, (error?: unknown) => (tooLarge(error) ? refuseTooLarge() : next(error)));
+      return keyed(req, res, (error?: unknown) => (isBodyTooLarge(error) ? refuseTooLarge() : next(error)));
     }
     // Too large to be an introspection query: the answer is the missing key's, and the rest of
     // the body is not read (the connection closes after the answer).
@@ -82,7 +81,7 @@ export function graphqlBodyReader(): RequestHandler {
       return sendGraphqlError(res, auth?.status === 'missing' ? notAuthenticated() : invalidApiKey());
     };
     if (declaresBodyOver(req, KEYLESS_MAX_BODY_BYTES)) return refuse();
-    return keyless(req, res, (error?: unknown) => (tooLarge(error) ? refuse() : next(error)));
+    return keyless(req, res, (error?: unknown) => (isBodyTooLarge(error) ? refuse() : next(error)));
   };
 }
 

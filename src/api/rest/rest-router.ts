@@ -9,7 +9,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLArgument, GraphQLSchema } from 'graphql';
 import { recordOrganization, requestLogger } from '../../platform/http/access-log';
-import { bodyTooLarge, closeIfBodyUnread, declaresBodyOver, withWireLimit } from '../../platform/http/unread-bodies';
+import { bodyTooLarge, closeIfBodyUnread, declaresBodyOver, isBodyTooLarge, withWireLimit } from '../../platform/http/unread-bodies';
 import { badRequest, invalidApiKey, invalidInput, methodNotAllowed, notAuthenticated, notFound, rateLimited } from '../../shared/errors';
 import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_PARAMETER } from '../contract/idempotency-key';
 import { parseJsonBody, validateArguments, type Location } from '../contract/validation';
@@ -258,7 +258,7 @@ function bodyReader(): (req: Request, res: Response, limit: number) => Promise<B
     if (declaresBodyOver(req, limit)) return Promise.resolve({ tooLarge: bodyTooLarge(limit) });
     return new Promise((resolve, reject) => {
       void read(req, res, (error?: unknown) => {
-        if ((error as { status?: number } | undefined)?.status === 413) return resolve({ tooLarge: error as Error });
+        if (isBodyTooLarge(error)) return resolve({ tooLarge: error });
         if (error) return reject(error);
         resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
       });

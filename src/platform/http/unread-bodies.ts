@@ -62,6 +62,11 @@ export function bodyTooLarge(limit: number): Error {
   });
 }
 
+/** Whether a body reader's error is that 413 (body-parser's, or `bodyTooLarge`). */
+export function isBodyTooLarge(error: unknown): error is Error {
+  return (error as { status?: unknown } | undefined)?.status === 413;
+}
+
 /**
  * `read` (a body-parser reader) with its limit kept on the wire as well. A chunked body declares no
  * length to be refused by beforehand, and body-parser, once it passes the limit, reads the rest of

@@ -40,6 +40,7 @@ export const httpSpans = (): RequestHandler => (req, res, next) => {
       'network.protocol.version': req.httpVersion,
       ...(req.headers['user-agent'] ? { 'user_agent.original': req.headers['user-agent'].slice(0, 256) } : {}),
     });
+    // `finish` and `close` may both come: an ended span records no more, so it ends once.
     const end = () => {
       if (!span.isRecording()) return;
       const aborted = !res.writableEnded;

@@ -3,9 +3,12 @@
  * wired as src/app/main.ts wires it (pool limits, metrics timing every statement, the HTTP server's
  * limits). A process of its own so that its RSS is measured alone. Tells the parent its port over IPC.
  *
- * Run alone, it is the way to profile the app under load:
+ * The benchmarks run it compiled as the image runs the service (bench/measure.ts, `compiledServer`,
+ * into bench/.build/). Run alone, it is the way to profile the app under load:
  *   DATABASE_URL=postgresql://…/vr_bench_… PORT=4555 RATE_LIMIT_PER_MINUTE=1000000000 LOG_LEVEL=warn \
- *     node --import tsx --cpu-prof bench/app-server.ts
+ *     node --cpu-prof bench/.build/out/bench/app-server.js
+ * (after a benchmark compiled it; `node --import tsx --cpu-prof bench/app-server.ts` runs the
+ * TypeScript, whose transform adds its own cost to every request)
  * prints an API key of the organization with the most reports; load it (autocannon), then Ctrl-C:
  * the .cpuprofile is written on exit (open it in Chrome DevTools, or print its tables with
  * `npx tsx bench/profile-summary.ts <file> [top] [pattern …]`).

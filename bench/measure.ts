@@ -3,8 +3,8 @@
  * autocannon run against one of them with latency percentiles, peak RSS and the CPU time spent per
  * answered request by the server process (and, when asked, by the PostgreSQL backends serving it).
  */
-import { fork, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { execFileSync, fork, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -57,8 +57,40 @@ export function imageNodeFlags(execPath: string = process.execPath): string[] {
   });
 }
 
+const compiledCheckouts = new Set<string>();
+
 /**
- * `file`: relative to this folder, or absolute (bench/ab.ts runs another checkout's). Options:
+ * The JavaScript of a server file of a checkout's bench/ folder, compiled as the image compiles the
+ * service (tsc with tsconfig.build.json's options; the image runs `node dist/src/app/main.js`), once
+ * per checkout and process, into that folder's `.build/`. Not tsx: its transform costs every
+ * request more than the image's code does (esbuild names each function it creates, as it creates
+ * it; measured in bench/HISTORY.md, 2026-11-29, 21:40), so the figures would be of a service no one runs.
+ */
+function compiledServer(file: string): string {
+  const bench = path.dirname(file);
+  const checkout = path.dirname(bench);
+  const build = path.join(bench, '.build');
+  if (!compiledCheckouts.has(checkout)) {
+    mkdirSync(build, { recursive: true });
+    const tsconfig = {
+      extends: '../../tsconfig.build.json',
+      compilerOptions: { rootDir: '../..', outDir: 'out', noEmit: false, incremental: false },
+      include: ['../../src', '../app-server.ts', '../baseline-server.ts'],
+    };
+    writeFileSync(path.join(build, 'tsconfig.json'), JSON.stringify(tsconfig));
+    // Types were checked by the checkout's own typecheck; this only writes the JavaScript.
+    execFileSync(process.execPath, [path.join(checkout, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', build, '--noCheck'], {
+      cwd: checkout,
+      stdio: 'inherit',
+    });
+    compiledCheckouts.add(checkout);
+  }
+  return path.join(build, 'out', 'bench', `${path.basename(file, '.ts')}.js`);
+}
+
+/**
+ * `file`: relative to this folder, or absolute (bench/ab.ts runs another checkout's), run compiled
+ * (`compiledServer`). Options:
  * `execPath`, the Node binary to run it on (default: this process's); `cwd`, its working folder
  * (default: this one's); `nodeFlags`, Node's flags in place of the image's (`imageNodeFlags`).
  */
@@ -73,9 +105,9 @@ export function startChild(
   const logPath = path.join(os.tmpdir(), `vr-bench-${name}-${process.pid}.log`);
   const logFd = openSync(logPath, 'w');
   process.stderr.write(`${name}'s log: ${logPath}\n`);
-  const child = fork(path.resolve(__dirname, file), [], {
+  const child = fork(compiledServer(path.resolve(__dirname, file)), [], {
     ...(cwd ? { cwd } : {}),
-    execArgv: [...nodeFlags, '--import', 'tsx'],
+    execArgv: [...nodeFlags],
     ...(execPath ? { execPath } : {}),
     // The limiter still runs (its cost is part of the measure) but never refuses: the load is ours.
     env: {

@@ -81,6 +81,7 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
   // Issue 26: a sync client deep in the organization's reports, by cursor and by offset.
   const ninetyPercent = Math.floor(organizationReports * 0.9);
   const graphqlOneReport = await graphqlFullReportQuery();
+  const graphqlTypedSelection = await graphqlTypedSelectionQuery();
 
   /** What the scenarios need from the running app: the cursor at 90 % and the sample report's ETag. */
   const prepare = async (appUrl: string, apiKey: string): Promise<Prepared> => {
@@ -156,6 +157,16 @@ export async function buildScenarios(prisma: PrismaClient, loadedReports: number
         headers: { ...headers, 'content-type': 'application/json' },
         body: JSON.stringify({ query: graphqlOneReport, variables: { id: sample!.token } }),
         expectStatus: 200,
+      },
+      {
+        // The app only: (f) of the peers, a typed selection of a different report every request.
+        name: 'GraphQL typed selection, first reads',
+        method: 'POST',
+        path: '/graphql',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: graphqlTypedSelection, variables: { id: TOKEN } }),
+        expectStatus: 200,
+        eachReport: reportTokens,
       },
       {
         name: 'create-lead',

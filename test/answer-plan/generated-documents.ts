@@ -23,6 +23,9 @@ const STRINGS = [
   '"VF1RFB00X67123456"',
   '""',
   '"quote \\" backslash \\\\ slash /"',
+  // a string ending in an escaped backslash, and an escaped backslash before an escaped quote
+  '"ends in a backslash \\\\"',
+  '"\\\\\\"{[\\\\"',
   '"\\u0001\\u0007\\b\\t\\n\\u000b\\f\\r\\u001f\\u007f"',
   '"é à ü ß — “curly”"',
   '"\\u2028\\u2029"',

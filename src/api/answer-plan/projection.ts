@@ -22,14 +22,24 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
 
+/**
+ * The end of the string starting at `at`: the next quote not escaped. Most of a typed text is in
+ * strings (keys and values), and indexOf skips them far faster than reading them a character at a time.
+ */
+function stringEnd(text: string, at: number): number {
+  let quote = text.indexOf('"', at + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote + 1;
+    quote = text.indexOf('"', quote + 1);
+  }
+}
+
 /** The end of the JSON value starting at `at` (compact JSON, as the typed path writes it). */
 function valueEnd(text: string, at: number): number {
   const first = text.charCodeAt(at);
-  if (first === QUOTE) {
-    let i = at + 1;
-    for (let c = text.charCodeAt(i); c !== QUOTE; c = text.charCodeAt(++i)) if (c === BACKSLASH) i += 1;
-    return i + 1;
-  }
+  if (first === QUOTE) return stringEnd(text, at);
   if (first !== OPEN_OBJECT && first !== OPEN_ARRAY) {
     let i = at;
     for (let c = text.charCodeAt(i); c !== COMMA && c !== CLOSE_OBJECT && c !== CLOSE_ARRAY && i < text.length; c = text.charCodeAt(++i));
@@ -38,7 +48,7 @@ function valueEnd(text: string, at: number): number {
   let depth = 0;
   for (let i = at; ; i += 1) {
     const c = text.charCodeAt(i);
-    if (c === QUOTE) i = valueEnd(text, i) - 1;
+    if (c === QUOTE) i = stringEnd(text, i) - 1;
     else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth += 1;
     else if ((c === CLOSE_OBJECT || c === CLOSE_ARRAY) && --depth === 0) return i + 1;
   }

@@ -20,19 +20,27 @@ export class RawJson {
   }
 }
 
-/** Stands for a RawJson while the rest of the result is written (random: nothing else in a result holds it). */
+/** Stands for the data while the rest of the result is written (random: nothing else in a result holds it). */
 const PLACEHOLDER = `raw-json-${randomUUID()}`;
 const QUOTED_PLACEHOLDER = JSON.stringify(PLACEHOLDER);
+
+/** A member of `data` as JSON.stringify writes it ('' when it leaves the member out), a RawJson as its text. */
+function memberText(key: string, value: unknown): string {
+  const text = value instanceof RawJson ? value.text : JSON.stringify(value);
+  return text === undefined ? '' : `${JSON.stringify(key)}:${text}`;
+}
 
 /** Apollo's `stringifyResult`: its own (JSON and a newline), with each root field's RawJson written as it is. */
 export function stringifyResult(result: FormattedExecutionResult): string {
   const data = result.data as Record<string, unknown> | null | undefined;
   if (!data || !Object.values(data).some((value) => value instanceof RawJson)) return `${JSON.stringify(result)}\n`;
-  // Placeholders first (JSON.stringify would call toJSON before any replacer), in the order written.
-  const raw: string[] = [];
-  const placed = Object.fromEntries(
-    Object.entries(data).map(([key, value]) => [key, value instanceof RawJson ? (raw.push(value.text), PLACEHOLDER) : value]),
-  );
-  let index = 0;
-  return `${JSON.stringify({ ...result, data: placed }).replaceAll(QUOTED_PLACEHOLDER, () => raw[index++]!)}\n`;
+  const members: string[] = [];
+  for (const key in data) {
+    const member = memberText(key, data[key]);
+    if (member !== '') members.push(member);
+  }
+  const dataText = `{${members.join(',')}}`;
+  // The usual answer holds nothing but data; otherwise the other members (errors, extensions) are JSON.stringify's.
+  if (Object.keys(result).length === 1) return `{"data":${dataText}}\n`;
+  return `${JSON.stringify({ ...result, data: PLACEHOLDER }).replace(QUOTED_PLACEHOLDER, () => dataText)}\n`;
 }

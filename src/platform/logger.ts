@@ -24,7 +24,16 @@ export const logger = pino({
 
 export type Logger = typeof logger;
 
-/** Applies the configuration's logging settings to the process's logger (and so to every child). */
+/**
+ * The access lines' logger (platform/http/access-log.ts): the same output without redaction. Those
+ * lines hold only the fields that module writes (route, path without its query, status, times,
+ * ids), never a key or personal data, and redaction copies each object field of every line it
+ * might censor, on every request (docs/performance.md). A line carrying an error goes through `logger`.
+ */
+export const accessLogger = logger.child({}, { redact: [] });
+
+/** Applies the configuration's logging settings to the process's logger and the access lines' (children made later follow). */
 export function configureLogging(settings: { level: string }): void {
   logger.level = settings.level;
+  accessLogger.level = settings.level;
 }

@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import net from 'node:net';
 import express from 'express';
 import { accessLog, recordOrganization, recordRoute, requestLogger } from '../../src/platform/http/access-log';
-import { logger } from '../../src/platform/logger';
+import { accessLogger, configureLogging, logger } from '../../src/platform/logger';
 import { waitFor } from '../support/wait';
 
 type Line = { level: 'info' | 'warn' | 'error'; fields: Record<string, unknown>; message: string };
@@ -22,10 +22,15 @@ describe('access log', () => {
   const spies: jest.SpyInstance[] = [];
 
   beforeAll(async () => {
-    for (const level of ['info', 'warn', 'error'] as const) {
-      const original = logger[level].bind(logger);
+    // The access lines' own logger at info, the process's for lines with an error or a 5xx.
+    for (const [watched, level] of [
+      [accessLogger, 'info'],
+      [logger, 'warn'],
+      [logger, 'error'],
+    ] as const) {
+      const original = watched[level].bind(watched);
       spies.push(
-        jest.spyOn(logger, level).mockImplementation(((fields: Record<string, unknown>, message: string) => {
+        jest.spyOn(watched, level).mockImplementation(((fields: Record<string, unknown>, message: string) => {
           if (typeof fields === 'object' && fields !== null && 'responseTime' in fields) lines.push({ level, fields, message });
           return original(fields, message);
         }) as never),
@@ -109,5 +114,17 @@ describe('access log', () => {
     expect(bindings.req).toMatchObject({ method: 'GET', path: '/own-logger' });
     await lineFor('/own-logger');
     expect(lines.some((l) => (l.fields.req as { path: string }).path === '/healthz')).toBe(false);
+  });
+
+  it("the access lines follow the configured level, as the process's lines do", () => {
+    const before = logger.level;
+    try {
+      configureLogging({ level: 'warn' });
+      expect(accessLogger.isLevelEnabled('info')).toBe(false);
+      configureLogging({ level: 'debug' });
+      expect(accessLogger.isLevelEnabled('info')).toBe(true);
+    } finally {
+      configureLogging({ level: before });
+    }
   });
 });

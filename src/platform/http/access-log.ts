@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Span } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
-import { logger, type Logger } from '../logger';
+import { accessLogger, logger, type Logger } from '../logger';
 import { traceIdOfHeader } from '../tracing/tracing';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -128,7 +128,7 @@ export const accessLog = (): RequestHandler => (req, res, next) => {
     } else if (res.statusCode >= 500) {
       logger[res.statusCode === 503 ? 'warn' : 'error'](fields, 'request errored');
     } else {
-      logger.info(fields, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
+      accessLogger.info(fields, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
     }
   };
   // An 'error' on the response is logged, and with a listener it cannot take the process down.

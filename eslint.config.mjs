@@ -29,6 +29,7 @@ export default tseslint.config(
       '.data/',
       'bench/results/',
       'bench/.peers/',
+      'bench/.build/',
       'clients/.tools/',
       'examples/graphql-operations.ts',
       'src/seed/report-document.generated.ts',

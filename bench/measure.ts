@@ -64,7 +64,7 @@ const compiledCheckouts = new Set<string>();
  * service (tsc with tsconfig.build.json's options; the image runs `node dist/src/app/main.js`), once
  * per checkout and process, into that folder's `.build/`. Not tsx: its transform costs every
  * request more than the image's code does (esbuild names each function it creates, as it creates
- * it; measured in bench/HISTORY.md, 2026-11-29, 21:40), so the figures would be of a service no one runs.
+ * it; measured in bench/HISTORY.md, 2026-11-29, 20:38), so the figures would be of a service no one runs.
  */
 function compiledServer(file: string): string {
   const bench = path.dirname(file);

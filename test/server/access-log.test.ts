@@ -2,7 +2,7 @@
  * The access log over real HTTP (src/platform/http/access-log.ts): one line per request when its
  * response ends or its connection closes first, at the level its status calls for, with pino-http's
  * shape (which it replaced) so collectors see no change; probes and scrapes unlogged; the request
- * id echoed; the request's own logger carrying the request. The process's logger is watched (its
+ * id echoed; the request's own logger carrying the request. The loggers are watched (their
  * methods wrapped and still called), not replaced.
  */
 import type { AddressInfo } from 'node:net';

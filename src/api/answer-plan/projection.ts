@@ -23,12 +23,21 @@ const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
 
 /**
+ * A text that is not the typed path's JSON (cut short, or written by hand into a typed column):
+ * the field fails, where a scan past the text's end would otherwise loop for ever.
+ */
+function malformed(): never {
+  throw new Error('a typed document is not the JSON text the typed path writes');
+}
+
+/**
  * The end of the string starting at `at`: the next quote not escaped. Most of a typed text is in
  * strings (keys and values), and indexOf skips them far faster than reading them a character at a time.
  */
 function stringEnd(text: string, at: number): number {
   let quote = text.indexOf('"', at + 1);
   for (;;) {
+    if (quote < 0) malformed();
     let backslashes = 0;
     while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
     if (backslashes % 2 === 0) return quote + 1;
@@ -46,12 +55,13 @@ function valueEnd(text: string, at: number): number {
     return i;
   }
   let depth = 0;
-  for (let i = at; ; i += 1) {
+  for (let i = at; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) i = stringEnd(text, i) - 1;
     else if (c === OPEN_OBJECT || c === OPEN_ARRAY) depth += 1;
     else if ((c === CLOSE_OBJECT || c === CLOSE_ARRAY) && --depth === 0) return i + 1;
   }
+  return malformed();
 }
 
 const isNull = (text: string, start: number) => text.charCodeAt(start) === 0x6e; // 'n'ull
@@ -130,6 +140,7 @@ function scanObject(text: string, at: number, objectPlan: ObjectPlan, needEnd: b
   while (text.charCodeAt(i) !== CLOSE_OBJECT) {
     // A member: "key":value (member names are GraphQL names: no escapes).
     const keyEnd = text.indexOf('"', i + 1);
+    if (keyEnd < 0) malformed();
     const valueStart = keyEnd + 2;
     const readers = remaining > 0 ? byName.get(text.slice(i + 1, keyEnd)) : undefined;
     let valueStop = -1;
@@ -162,9 +173,12 @@ function scanList(text: string, at: number, itemPlan: ObjectPlan): Scanned {
   const written: string[] = [];
   let i = at + 1;
   while (text.charCodeAt(i) !== CLOSE_ARRAY) {
+    if (i >= text.length) malformed();
     const item = scanObject(text, i, itemPlan, true);
     written.push(item.written);
-    i = text.charCodeAt(item.end) === COMMA ? item.end + 1 : item.end;
+    const next = text.charCodeAt(item.end) === COMMA ? item.end + 1 : item.end;
+    if (next <= i) malformed();
+    i = next;
   }
   return { written: `[${written.join(',')}]`, end: i + 1 };
 }

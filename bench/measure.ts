@@ -4,7 +4,7 @@
  * answered request by the server process (and, when asked, by the PostgreSQL backends serving it).
  */
 import { execFileSync, fork, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -71,6 +71,8 @@ function compiledServer(file: string): string {
   const checkout = path.dirname(bench);
   const build = path.join(bench, '.build');
   if (!compiledCheckouts.has(checkout)) {
+    // Nothing of an earlier build: a module since removed from src/ must not still be found there.
+    rmSync(path.join(build, 'out'), { recursive: true, force: true });
     mkdirSync(build, { recursive: true });
     const tsconfig = {
       extends: '../../tsconfig.build.json',

@@ -173,10 +173,10 @@ function scanList(text: string, at: number, itemPlan: ObjectPlan): Scanned {
   const written: string[] = [];
   let i = at + 1;
   while (text.charCodeAt(i) !== CLOSE_ARRAY) {
-    if (i >= text.length) malformed();
     const item = scanObject(text, i, itemPlan, true);
     written.push(item.written);
     const next = text.charCodeAt(item.end) === COMMA ? item.end + 1 : item.end;
+    // Past the text's end an item reads as empty: the list would not move on.
     if (next <= i) malformed();
     i = next;
   }

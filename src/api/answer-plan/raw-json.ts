@@ -40,7 +40,6 @@ export function stringifyResult(result: FormattedExecutionResult): string {
     if (member !== '') members.push(member);
   }
   const dataText = `{${members.join(',')}}`;
-  // The usual answer holds nothing but data; otherwise the other members (errors, extensions) are JSON.stringify's.
-  if (Object.keys(result).length === 1) return `{"data":${dataText}}\n`;
+  // The result's other members (errors, extensions) as JSON.stringify writes them, data in its place.
   return `${JSON.stringify({ ...result, data: PLACEHOLDER }).replace(QUOTED_PLACEHOLDER, () => dataText)}\n`;
 }

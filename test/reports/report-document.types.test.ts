@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { graphql, getNamedType, isObjectType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { buildSchema, Ctx, Query, Resolver } from 'type-graphql';
 import { REPORT_STATE_KEYS, RealCosts, ReportData, ReportState } from '../../src/features/reports/report-document.types';
+import type * as Schema from '../../src/seed/report-document.generated';
 
 interface SampleContext {
   doc: unknown;
@@ -574,7 +575,7 @@ describe('report document GraphQL types', () => {
     const result = await run({ doc: partialDoc, state: {}, costs: {} });
 
     expect(result.errors).toBeUndefined();
-    const resolvedDoc = result.data?.doc as ReportData;
+    const resolvedDoc = result.data?.doc as Schema.ReportData;
     expect(resolvedDoc.vehicle?.history).toBeNull();
     expect(resolvedDoc.metadata?.marketing).toBeNull();
     expect(resolvedDoc.vehicle?.vin).toBe(doc.vehicle.vin);

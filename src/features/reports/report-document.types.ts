@@ -16,795 +16,313 @@
  * resolver instead of type-graphql's per-field wrapper (the full report selects ~400 fields;
  * test/graphql/field-resolvers.test.ts keeps every object type so).
  *
- * Every `@Field` names its type explicitly because `npm start` runs through tsx (esbuild), which
- * emits no decorator metadata.
+ * Each type is a table of its fields' GraphQL types rather than a decorated class: no TypeScript
+ * code reads the documents through these types (the seed's are generated from the schema,
+ * src/seed/report-document.generated.ts), and the table names each type explicitly, which `npm
+ * start` needs (tsx, i.e. esbuild, emits no decorator metadata).
  */
-import { Field, Float, ObjectType } from 'type-graphql';
+import type { GraphQLScalarType } from 'graphql';
 import { JSONResolver } from 'graphql-scalars';
-
-type Json = unknown;
-
-const NULLABLE = { nullable: true } as const;
-const NULLABLE_LIST = { nullable: 'itemsAndList' } as const;
-
-// ---------------------------------------------------------------------------------------------
-// data.vehicle
-// ---------------------------------------------------------------------------------------------
-
-@ObjectType('VehicleEngine', { simpleResolvers: true })
-export class VehicleEngine {
-  @Field(() => Boolean, NULLABLE)
-  original?: boolean | null;
-}
-
-@ObjectType('VehicleTires', { simpleResolvers: true })
-export class VehicleTires {
-  @Field(() => String, NULLABLE)
-  FLBrand?: string | null;
-
-  @Field(() => String, NULLABLE)
-  FRBrand?: string | null;
-
-  @Field(() => String, NULLABLE)
-  RLBrand?: string | null;
-
-  @Field(() => String, NULLABLE)
-  RRBrand?: string | null;
-
-  @Field(() => Float, NULLABLE)
-  FLDepth?: number | null;
-
-  @Field(() => Float, NULLABLE)
-  FRDepth?: number | null;
-
-  @Field(() => Float, NULLABLE)
-  RLDepth?: number | null;
-
-  @Field(() => Float, NULLABLE)
-  RRDepth?: number | null;
-
-  @Field(() => String, NULLABLE)
-  FLDimension?: string | null;
-
-  @Field(() => String, NULLABLE)
-  FRDimension?: string | null;
-
-  @Field(() => String, NULLABLE)
-  RLDimension?: string | null;
-
-  @Field(() => String, NULLABLE)
-  RRDimension?: string | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  providers?: Json[] | null;
-}
-
-@ObjectType('HistoryImportInformation', { simpleResolvers: true })
-export class HistoryImportInformation {
-  @Field(() => Boolean, NULLABLE)
-  isImported?: boolean | null;
-
-  @Field(() => String, NULLABLE)
-  countryOfOrigin?: string | null;
-
-  /** ISO date-time string. */
-  @Field(() => String, NULLABLE)
-  importDateToFrance?: string | null;
-
-  /** ISO date-time string. */
-  @Field(() => String, NULLABLE)
-  firstRegistrationAbroad?: string | null;
-
-  @Field(() => String, NULLABLE)
-  originalRegistrationNumber?: string | null;
-}
-
-@ObjectType('HistoryAccidentInformation', { simpleResolvers: true })
-export class HistoryAccidentInformation {
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  accidentHistory?: Json[] | null;
-
-  /** ISO date-time string. */
-  @Field(() => String, NULLABLE)
-  lastAccidentDate?: string | null;
-
-  @Field(() => Float, NULLABLE)
-  numberOfAccidents?: number | null;
-
-  /** ISO date-time string. */
-  @Field(() => String, NULLABLE)
-  lastResolutionDate?: string | null;
-}
-
-@ObjectType('HistoryAdministrativeStatus', { simpleResolvers: true })
-export class HistoryAdministrativeStatus {
-  @Field(() => Boolean, NULLABLE)
-  isStolen?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  isPledged?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  isDriveable?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  hasOppositions?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  hasSuspensions?: boolean | null;
-}
-
-@ObjectType('VehicleHistory', { simpleResolvers: true })
-export class VehicleHistory {
-  @Field(() => Boolean, NULLABLE)
-  found?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  searched?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  isCommercialUse?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  isAgriculturalUse?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  isCollectionVehicle?: boolean | null;
-
-  @Field(() => HistoryImportInformation, NULLABLE)
-  importInformation?: HistoryImportInformation | null;
-
-  @Field(() => HistoryAccidentInformation, NULLABLE)
-  accidentInformation?: HistoryAccidentInformation | null;
-
-  @Field(() => HistoryAdministrativeStatus, NULLABLE)
-  administrativeStatus?: HistoryAdministrativeStatus | null;
-
-  @Field(() => String, NULLABLE)
-  pdf_url?: string | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  providers?: Json[] | null;
-
-  /** ISO date-time string. */
-  @Field(() => String, NULLABLE)
-  lastUpdateDate?: string | null;
-
-  @Field(() => Float, NULLABLE)
-  numberOfOwners?: number | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  ownershipHistory?: Json[] | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  technicalInspections?: Json[] | null;
-
-  /** ISO date-time string. */
-  @Field(() => String, NULLABLE)
-  firstRegistrationDate?: string | null;
-}
-
-@ObjectType('VehicleLicense', { simpleResolvers: true })
-export class VehicleLicense {
-  @Field(() => Boolean, NULLABLE)
-  found?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  searched?: boolean | null;
-
-  @Field(() => String, NULLABLE)
-  number?: string | null;
-
-  @Field(() => String, NULLABLE)
-  country?: string | null;
-
-  @Field(() => String, NULLABLE)
-  date?: string | null;
-
-  @Field(() => String, NULLABLE)
-  state?: string | null;
-
-  @Field(() => String, NULLABLE)
-  picture?: string | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  providers?: Json[] | null;
-}
-
-@ObjectType('VehicleRoadtest', { simpleResolvers: true })
-export class VehicleRoadtest {
-  @Field(() => Boolean, NULLABLE)
-  done?: boolean | null;
-
-  @Field(() => String, NULLABLE)
-  gear?: string | null;
-
-  @Field(() => String, NULLABLE)
-  noise?: string | null;
-
-  @Field(() => String, NULLABLE)
-  engine?: string | null;
-
-  @Field(() => String, NULLABLE)
-  braking?: string | null;
-
-  @Field(() => String, NULLABLE)
-  location?: string | null;
-
-  @Field(() => String, NULLABLE)
-  steering?: string | null;
-
-  @Field(() => String, NULLABLE)
-  instrument?: string | null;
-
-  @Field(() => String, NULLABLE)
-  navigation?: string | null;
-
-  @Field(() => String, NULLABLE)
-  suspension?: string | null;
-
-  @Field(() => String, NULLABLE)
-  performance?: string | null;
-
-  @Field(() => String, NULLABLE)
-  heated_seats?: string | null;
-
-  @Field(() => String, NULLABLE)
-  air_conditioning?: string | null;
-}
-
-@ObjectType('VehicleFinitions', { simpleResolvers: true })
-export class VehicleFinitions {
-  @Field(() => Boolean, NULLABLE)
-  found?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  searched?: boolean | null;
-
-  @Field(() => String, NULLABLE)
-  power?: string | null;
-
-  @Field(() => String, NULLABLE)
-  marketCode?: string | null;
-
-  @Field(() => String, NULLABLE)
-  providerVIN?: string | null;
-
-  @Field(() => String, NULLABLE)
-  submodelname?: string | null;
-
-  @Field(() => String, NULLABLE)
-  vehiclePrice?: string | null;
-
-  @Field(() => String, NULLABLE)
-  basemodelname?: string | null;
-
-  @Field(() => String, NULLABLE)
-  containername?: string | null;
-
-  @Field(() => String, NULLABLE)
-  vehicletypename?: string | null;
-
-  @Field(() => String, NULLABLE)
-  constructionTime?: string | null;
-
-  @Field(() => String, NULLABLE)
-  manufacturername?: string | null;
-
-  @Field(() => String, NULLABLE)
-  salesdescription?: string | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  packs?: Json[] | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  models?: Json[] | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  series?: Json[] | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  options?: Json[] | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  providers?: Json[] | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  keyOptions?: Json[] | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  providersData?: Json[] | null;
-}
-
-@ObjectType('VehicleRegistration', { simpleResolvers: true })
-export class VehicleRegistration {
-  @Field(() => Boolean, NULLABLE)
-  pro?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  found?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  searched?: boolean | null;
-
-  @Field(() => String, NULLABLE)
-  COC?: string | null;
-
-  @Field(() => String, NULLABLE)
-  date?: string | null;
-
-  @Field(() => String, NULLABLE)
-  number?: string | null;
-
-  @Field(() => String, NULLABLE)
-  VATType?: string | null;
-
-  @Field(() => String, NULLABLE)
-  picture?: string | null;
-
-  @Field(() => String, NULLABLE)
-  lastname?: string | null;
-
-  @Field(() => String, NULLABLE)
-  firstname?: string | null;
-
-  @Field(() => String, NULLABLE)
-  businessName?: string | null;
-
-  @Field(() => String, NULLABLE)
-  businessNumber?: string | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  providers?: Json[] | null;
-}
-
-@ObjectType('VehicleSpecifications', { simpleResolvers: true })
-export class VehicleSpecifications {
-  @Field(() => Float, NULLABLE)
-  age?: number | null;
-
-  @Field(() => Float, NULLABLE)
-  keys?: number | null;
-
-  @Field(() => Float, NULLABLE)
-  year?: number | null;
-
-  @Field(() => Float, NULLABLE)
-  doors?: number | null;
-
-  @Field(() => Float, NULLABLE)
-  power?: number | null;
-
-  @Field(() => Float, NULLABLE)
-  seats?: number | null;
-
-  @Field(() => Float, NULLABLE)
-  cylinder?: number | null;
-
-  @Field(() => Float, NULLABLE)
-  emissionCO2?: number | null;
-
-  @Field(() => Float, NULLABLE)
-  fiscalPower?: number | null;
-
-  @Field(() => String, NULLABLE)
-  fuel?: string | null;
-
-  @Field(() => String, NULLABLE)
-  brand?: string | null;
-
-  @Field(() => String, NULLABLE)
-  model?: string | null;
-
-  @Field(() => String, NULLABLE)
-  version?: string | null;
-
-  @Field(() => String, NULLABLE)
-  automatic?: string | null;
-
-  @Field(() => String, NULLABLE)
-  environment?: string | null;
-
-  @Field(() => String, NULLABLE)
-  firstRegistration?: string | null;
-
-  @Field(() => String, NULLABLE)
-  cnit?: string | null;
-
-  @Field(() => String, NULLABLE)
-  logo?: string | null;
-
-  @Field(() => String, NULLABLE)
-  weight?: string | null;
-
-  @Field(() => String, NULLABLE)
-  motricity?: string | null;
-
-  @Field(() => String, NULLABLE)
-  dimensions?: string | null;
-
-  @Field(() => String, NULLABLE)
-  consumption?: string | null;
-
-  @Field(() => String, NULLABLE)
-  exteriorColor?: string | null;
-
-  @Field(() => String, NULLABLE)
-  interiorColor?: string | null;
-
-  @Field(() => Boolean, NULLABLE)
-  found?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  searched?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  tunedCar?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  guarantee?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  tintedGlass?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  uniformBody?: boolean | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  providers?: Json[] | null;
-}
-
-@ObjectType('Vehicle', { simpleResolvers: true })
-export class Vehicle {
-  @Field(() => String, NULLABLE)
-  vin?: string | null;
-
-  @Field(() => String, NULLABLE)
-  date?: string | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  damages?: Json[] | null;
-
-  @Field(() => VehicleEngine, NULLABLE)
-  engine?: VehicleEngine | null;
-
-  @Field(() => VehicleTires, NULLABLE)
-  tires?: VehicleTires | null;
-
-  @Field(() => VehicleHistory, NULLABLE)
-  history?: VehicleHistory | null;
-
-  @Field(() => VehicleLicense, NULLABLE)
-  license?: VehicleLicense | null;
-
-  @Field(() => VehicleRoadtest, NULLABLE)
-  roadtest?: VehicleRoadtest | null;
-
-  @Field(() => VehicleFinitions, NULLABLE)
-  finitions?: VehicleFinitions | null;
-
-  @Field(() => VehicleRegistration, NULLABLE)
-  registration?: VehicleRegistration | null;
-
-  @Field(() => VehicleSpecifications, NULLABLE)
-  specifications?: VehicleSpecifications | null;
-}
-
-// ---------------------------------------------------------------------------------------------
-// data.metadata
-// ---------------------------------------------------------------------------------------------
-
-@ObjectType('MarketingPhotoOrderItem', { simpleResolvers: true })
-export class MarketingPhotoOrderItem {
-  @Field(() => String, NULLABLE)
-  key?: string | null;
-
-  @Field(() => String, NULLABLE)
-  category?: string | null;
-
-  @Field(() => Boolean, NULLABLE)
-  required?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  done?: boolean | null;
-}
-
-@ObjectType('MarketingAsset', { simpleResolvers: true })
-export class MarketingAsset {
-  @Field(() => Float, NULLABLE)
-  id?: number | null;
-
-  @Field(() => String, NULLABLE)
-  link?: string | null;
-
-  @Field(() => String, NULLABLE)
-  name?: string | null;
-
-  @Field(() => Boolean, NULLABLE)
-  active?: boolean | null;
-
-  @Field(() => [String], NULLABLE_LIST)
-  brands?: (string | null)[] | null;
-
-  @Field(() => String, NULLABLE)
-  offlineUrl?: string | null;
-
-  @Field(() => String, NULLABLE)
-  type?: string | null;
-
-  @Field(() => String, NULLABLE)
-  guarantee?: string | null;
-}
-
-@ObjectType('MetadataMarketing', { simpleResolvers: true })
-export class MetadataMarketing {
-  @Field(() => [MarketingPhotoOrderItem], NULLABLE_LIST)
-  photos_order?: (MarketingPhotoOrderItem | null)[] | null;
-
-  @Field(() => MarketingAsset, NULLABLE)
-  plate?: MarketingAsset | null;
-
-  @Field(() => MarketingAsset, NULLABLE)
-  background?: MarketingAsset | null;
-
-  @Field(() => MarketingAsset, NULLABLE)
-  banner_bottom?: MarketingAsset | null;
-
-  @Field(() => Boolean, NULLABLE)
-  hotspot?: boolean | null;
-
-  /** JSON because the spec only shows it null; its shape when set is unknown. */
-  @Field(() => JSONResolver, NULLABLE)
-  banner_top?: Json;
-
-  /** JSON because the spec only shows it null; its shape when set is unknown. */
-  @Field(() => JSONResolver, NULLABLE)
-  custom_image?: Json;
-}
-
-@ObjectType('MetadataIndividual', { simpleResolvers: true })
-export class MetadataIndividual {
-  @Field(() => Boolean, NULLABLE)
-  foreign?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  optinEmail?: boolean | null;
-
-  @Field(() => Boolean, NULLABLE)
-  optinPhone?: boolean | null;
-
-  @Field(() => Float, NULLABLE)
-  latitude?: number | null;
-
-  @Field(() => Float, NULLABLE)
-  longitude?: number | null;
-
-  @Field(() => String, NULLABLE)
-  city?: string | null;
-
-  @Field(() => String, NULLABLE)
-  name?: string | null;
-
-  @Field(() => String, NULLABLE)
-  email?: string | null;
-
-  @Field(() => String, NULLABLE)
-  phone?: string | null;
-
-  @Field(() => String, NULLABLE)
-  address?: string | null;
-
-  @Field(() => String, NULLABLE)
-  zipcode?: string | null;
-
-  @Field(() => String, NULLABLE)
-  civility?: string | null;
-
-  @Field(() => String, NULLABLE)
-  repriseDate?: string | null;
-
-  @Field(() => String, NULLABLE)
-  businessName?: string | null;
-}
-
-@ObjectType('MetadataCustomQuestion', { simpleResolvers: true })
-export class MetadataCustomQuestion {
-  @Field(() => Float, NULLABLE)
-  id?: number | null;
-
-  @Field(() => String, NULLABLE)
-  type?: string | null;
-
-  @Field(() => String, NULLABLE)
-  answer?: string | null;
-
-  @Field(() => [String], NULLABLE_LIST)
-  options?: (string | null)[] | null;
-
-  @Field(() => String, NULLABLE)
-  question?: string | null;
-
-  @Field(() => Boolean, NULLABLE)
-  required?: boolean | null;
-}
-
-@ObjectType('ReportMetadata', { simpleResolvers: true })
-export class ReportMetadata {
-  /** ISO date-time string. */
-  @Field(() => String, NULLABLE)
-  date?: string | null;
-
-  @Field(() => String, NULLABLE)
-  name?: string | null;
-
-  @Field(() => String, NULLABLE)
-  type?: string | null;
-
-  @Field(() => String, NULLABLE)
-  version?: string | null;
-
-  /** UUID string. */
-  @Field(() => String, NULLABLE)
-  token?: string | null;
-
-  /** UUID string. */
-  @Field(() => String, NULLABLE)
-  creator?: string | null;
-
-  /** UUID string. */
-  @Field(() => String, NULLABLE)
-  dealership?: string | null;
-
-  @Field(() => MetadataMarketing, NULLABLE)
-  marketing?: MetadataMarketing | null;
-
-  @Field(() => MetadataIndividual, NULLABLE)
-  individual?: MetadataIndividual | null;
-
-  @Field(() => String, NULLABLE)
-  data_provider?: string | null;
-
-  @Field(() => String, NULLABLE)
-  importedToken?: string | null;
-
-  @Field(() => String, NULLABLE)
-  inspection_link?: string | null;
-
-  @Field(() => String, NULLABLE)
-  pricing_provider?: string | null;
-
-  @Field(() => String, NULLABLE)
-  internal_comment?: string | null;
-
-  @Field(() => String, NULLABLE)
-  auctioneer_comment?: string | null;
-
-  @Field(() => String, NULLABLE)
-  externalMarketingLink?: string | null;
-
-  @Field(() => String, NULLABLE)
-  externalMarketingToken?: string | null;
-
-  @Field(() => [MetadataCustomQuestion], NULLABLE_LIST)
-  custom_questions?: (MetadataCustomQuestion | null)[] | null;
-}
-
-// ---------------------------------------------------------------------------------------------
-// data.visualization and data
-// ---------------------------------------------------------------------------------------------
-
-@ObjectType('Visualization', { simpleResolvers: true })
-export class Visualization {
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  audios?: Json[] | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  videos?: Json[] | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  damages?: Json[] | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  three_d?: Json[] | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  documents?: Json[] | null;
-
-  @Field(() => [JSONResolver], NULLABLE_LIST)
-  marketing?: Json[] | null;
-}
-
-@ObjectType('ReportData', { simpleResolvers: true })
-export class ReportData {
-  @Field(() => Vehicle, NULLABLE)
-  vehicle?: Vehicle | null;
-
-  @Field(() => ReportMetadata, NULLABLE)
-  metadata?: ReportMetadata | null;
-
-  /** Content not shown by the spec. */
-  @Field(() => JSONResolver, NULLABLE)
-  valuations?: Json;
-
-  @Field(() => Visualization, NULLABLE)
-  visualization?: Visualization | null;
-}
-
-// ---------------------------------------------------------------------------------------------
-// state (spec 3) and real_costs
-// ---------------------------------------------------------------------------------------------
+import { Field, Float, ObjectType, type ClassType } from 'type-graphql';
+import { REPORT_STATE_KEYS } from './report-state-keys';
 
 export { REPORT_STATE_KEYS, type ReportStateKey } from './report-state-keys';
 
-@ObjectType('StateEntry', { simpleResolvers: true })
-export class StateEntry {
-  @Field(() => String, NULLABLE)
-  name?: string | null;
+/** A field's type; in brackets, a list of it. */
+type FieldType = ClassType | GraphQLScalarType | [ClassType | GraphQLScalarType];
 
-  @Field(() => Float, NULLABLE)
-  order?: number | null;
-
-  @Field(() => Boolean, NULLABLE)
-  status?: boolean | null;
-
-  @Field(() => String, NULLABLE)
-  description?: string | null;
-
-  /** ISO date-time string. */
-  @Field(() => String, NULLABLE)
-  date?: string | null;
+/** An object type of a stored document, its fields in this order. */
+function documentType(name: string, fields: Record<string, FieldType>): ClassType {
+  const type = class {};
+  for (const [field, fieldType] of Object.entries(fields)) {
+    Field(() => fieldType, { nullable: Array.isArray(fieldType) ? 'itemsAndList' : true })(type.prototype, field);
+  }
+  ObjectType(name, { simpleResolvers: true })(type);
+  return type;
 }
 
-@ObjectType('ReportState', { simpleResolvers: true })
-export class ReportState {
-  @Field(() => StateEntry, NULLABLE)
-  folder_created?: StateEntry | null;
+// data.vehicle
+const VehicleEngine = documentType('VehicleEngine', {
+  original: Boolean,
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  folder_estimated?: StateEntry | null;
+const VehicleTires = documentType('VehicleTires', {
+  FLBrand: String,
+  FRBrand: String,
+  RLBrand: String,
+  RRBrand: String,
+  FLDepth: Float,
+  FRDepth: Float,
+  RLDepth: Float,
+  RRDepth: Float,
+  FLDimension: String,
+  FRDimension: String,
+  RLDimension: String,
+  RRDimension: String,
+  providers: [JSONResolver],
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  folder_accepted?: StateEntry | null;
+const HistoryImportInformation = documentType('HistoryImportInformation', {
+  isImported: Boolean,
+  countryOfOrigin: String,
+  importDateToFrance: String, // ISO date-time
+  firstRegistrationAbroad: String, // ISO date-time
+  originalRegistrationNumber: String,
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  folder_rejected?: StateEntry | null;
+const HistoryAccidentInformation = documentType('HistoryAccidentInformation', {
+  accidentHistory: [JSONResolver],
+  lastAccidentDate: String, // ISO date-time
+  numberOfAccidents: Float,
+  lastResolutionDate: String, // ISO date-time
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  folder_instock?: StateEntry | null;
+const HistoryAdministrativeStatus = documentType('HistoryAdministrativeStatus', {
+  isStolen: Boolean,
+  isPledged: Boolean,
+  isDriveable: Boolean,
+  hasOppositions: Boolean,
+  hasSuspensions: Boolean,
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  folder_sold?: StateEntry | null;
+const VehicleHistory = documentType('VehicleHistory', {
+  found: Boolean,
+  searched: Boolean,
+  isCommercialUse: Boolean,
+  isAgriculturalUse: Boolean,
+  isCollectionVehicle: Boolean,
+  importInformation: HistoryImportInformation,
+  accidentInformation: HistoryAccidentInformation,
+  administrativeStatus: HistoryAdministrativeStatus,
+  pdf_url: String,
+  providers: [JSONResolver],
+  lastUpdateDate: String, // ISO date-time
+  numberOfOwners: Float,
+  ownershipHistory: [JSONResolver],
+  technicalInspections: [JSONResolver],
+  firstRegistrationDate: String, // ISO date-time
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  folder_closed?: StateEntry | null;
+const VehicleLicense = documentType('VehicleLicense', {
+  found: Boolean,
+  searched: Boolean,
+  number: String,
+  country: String,
+  date: String,
+  state: String,
+  picture: String,
+  providers: [JSONResolver],
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  folder_completed?: StateEntry | null;
+const VehicleRoadtest = documentType('VehicleRoadtest', {
+  done: Boolean,
+  gear: String,
+  noise: String,
+  engine: String,
+  braking: String,
+  location: String,
+  steering: String,
+  instrument: String,
+  navigation: String,
+  suspension: String,
+  performance: String,
+  heated_seats: String,
+  air_conditioning: String,
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  folder_archived?: StateEntry | null;
+const VehicleFinitions = documentType('VehicleFinitions', {
+  found: Boolean,
+  searched: Boolean,
+  power: String,
+  marketCode: String,
+  providerVIN: String,
+  submodelname: String,
+  vehiclePrice: String,
+  basemodelname: String,
+  containername: String,
+  vehicletypename: String,
+  constructionTime: String,
+  manufacturername: String,
+  salesdescription: String,
+  packs: [JSONResolver],
+  models: [JSONResolver],
+  series: [JSONResolver],
+  options: [JSONResolver],
+  providers: [JSONResolver],
+  keyOptions: [JSONResolver],
+  providersData: [JSONResolver],
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  folder_relisted?: StateEntry | null;
+const VehicleRegistration = documentType('VehicleRegistration', {
+  pro: Boolean,
+  found: Boolean,
+  searched: Boolean,
+  COC: String,
+  date: String,
+  number: String,
+  VATType: String,
+  picture: String,
+  lastname: String,
+  firstname: String,
+  businessName: String,
+  businessNumber: String,
+  providers: [JSONResolver],
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  folder_remarketed?: StateEntry | null;
+const VehicleSpecifications = documentType('VehicleSpecifications', {
+  age: Float,
+  keys: Float,
+  year: Float,
+  doors: Float,
+  power: Float,
+  seats: Float,
+  cylinder: Float,
+  emissionCO2: Float,
+  fiscalPower: Float,
+  fuel: String,
+  brand: String,
+  model: String,
+  version: String,
+  automatic: String,
+  environment: String,
+  firstRegistration: String,
+  cnit: String,
+  logo: String,
+  weight: String,
+  motricity: String,
+  dimensions: String,
+  consumption: String,
+  exteriorColor: String,
+  interiorColor: String,
+  found: Boolean,
+  searched: Boolean,
+  tunedCar: Boolean,
+  guarantee: Boolean,
+  tintedGlass: Boolean,
+  uniformBody: Boolean,
+  providers: [JSONResolver],
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  folder_rehabilitated?: StateEntry | null;
+const Vehicle = documentType('Vehicle', {
+  vin: String,
+  date: String,
+  damages: [JSONResolver],
+  engine: VehicleEngine,
+  tires: VehicleTires,
+  history: VehicleHistory,
+  license: VehicleLicense,
+  roadtest: VehicleRoadtest,
+  finitions: VehicleFinitions,
+  registration: VehicleRegistration,
+  specifications: VehicleSpecifications,
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  counter_inspected?: StateEntry | null;
+// data.metadata
+const MarketingPhotoOrderItem = documentType('MarketingPhotoOrderItem', {
+  key: String,
+  category: String,
+  required: Boolean,
+  done: Boolean,
+});
 
-  @Field(() => StateEntry, NULLABLE)
-  customer_notified?: StateEntry | null;
-}
+const MarketingAsset = documentType('MarketingAsset', {
+  id: Float,
+  link: String,
+  name: String,
+  active: Boolean,
+  brands: [String],
+  offlineUrl: String,
+  type: String,
+  guarantee: String,
+});
 
-@ObjectType('RealCosts', { simpleResolvers: true })
-export class RealCosts {
-  @Field(() => Float, NULLABLE)
-  salesPrice?: number | null;
+const MetadataMarketing = documentType('MetadataMarketing', {
+  photos_order: [MarketingPhotoOrderItem],
+  plate: MarketingAsset,
+  background: MarketingAsset,
+  banner_bottom: MarketingAsset,
+  hotspot: Boolean,
+  // JSON because the spec only shows these null; their shape when set is unknown.
+  banner_top: JSONResolver,
+  custom_image: JSONResolver,
+});
 
-  @Field(() => Float, NULLABLE)
-  repairCosts?: number | null;
-}
+const MetadataIndividual = documentType('MetadataIndividual', {
+  foreign: Boolean,
+  optinEmail: Boolean,
+  optinPhone: Boolean,
+  latitude: Float,
+  longitude: Float,
+  city: String,
+  name: String,
+  email: String,
+  phone: String,
+  address: String,
+  zipcode: String,
+  civility: String,
+  repriseDate: String,
+  businessName: String,
+});
+
+const MetadataCustomQuestion = documentType('MetadataCustomQuestion', {
+  id: Float,
+  type: String,
+  answer: String,
+  options: [String],
+  question: String,
+  required: Boolean,
+});
+
+const ReportMetadata = documentType('ReportMetadata', {
+  date: String, // ISO date-time
+  name: String,
+  type: String,
+  version: String,
+  token: String, // UUID
+  creator: String, // UUID
+  dealership: String, // UUID
+  marketing: MetadataMarketing,
+  individual: MetadataIndividual,
+  data_provider: String,
+  importedToken: String,
+  inspection_link: String,
+  pricing_provider: String,
+  internal_comment: String,
+  auctioneer_comment: String,
+  externalMarketingLink: String,
+  externalMarketingToken: String,
+  custom_questions: [MetadataCustomQuestion],
+});
+
+// data.visualization and data
+const Visualization = documentType('Visualization', {
+  audios: [JSONResolver],
+  videos: [JSONResolver],
+  damages: [JSONResolver],
+  three_d: [JSONResolver],
+  documents: [JSONResolver],
+  marketing: [JSONResolver],
+});
+
+export const ReportData = documentType('ReportData', {
+  vehicle: Vehicle,
+  metadata: ReportMetadata,
+  valuations: JSONResolver, // content not shown by the spec
+  visualization: Visualization,
+});
+
+// state (spec 3) and real_costs
+const StateEntry = documentType('StateEntry', {
+  name: String,
+  order: Float,
+  status: Boolean,
+  description: String,
+  date: String, // ISO date-time
+});
+
+export const ReportState = documentType('ReportState', Object.fromEntries(REPORT_STATE_KEYS.map((key) => [key, StateEntry])));
+
+export const RealCosts = documentType('RealCosts', {
+  salesPrice: Float,
+  repairCosts: Float,
+});

@@ -1,4 +1,4 @@
-/** The 14 keys of a full report's `state` (spec 3); their order carries no meaning. */
+/** The 14 keys of a full report's `state` (spec 3), in the order of ReportState's fields. */
 export const REPORT_STATE_KEYS = [
   'folder_created',
   'folder_estimated',

@@ -98,11 +98,11 @@ export class Report {
 
   @SqlDocument('data')
   @Field(() => ReportData)
-  data!: ReportData;
+  data!: object;
 
   @SqlDocument('state')
   @Field(() => ReportState)
-  state!: ReportState;
+  state!: object;
 
   @Field(() => ReportType)
   type!: ReportType;
@@ -112,7 +112,7 @@ export class Report {
 
   @SqlDocument('real_costs')
   @Field(() => RealCosts, { nullable: true })
-  real_costs!: RealCosts | null;
+  real_costs!: object | null;
 
   @Field(() => UUID, { nullable: true, description: 'the client of a lead' })
   contact_id!: string | null;

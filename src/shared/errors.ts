@@ -160,3 +160,8 @@ export function invalidInput(items: InputErrorItem[]): AppError {
   const message = items.map((item) => `${item.loc.join('.')}: ${item.msg}`).join('; ');
   return new AppError('BAD_USER_INPUT', message, { inputErrors: items });
 }
+
+/** One input refused by a rule of the product, as pydantic reports a validator's `ValueError`. */
+export function invalidValue(loc: LocSegment, input: unknown, message: string, error: unknown = {}): AppError {
+  return invalidInput([{ type: 'value_error', loc: [loc], msg: `Value error, ${message}`, input, ctx: { error } }]);
+}

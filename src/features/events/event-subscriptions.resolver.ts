@@ -4,7 +4,7 @@
  * now on. Each pushed event carries its cursor: `events(after:)` resumes from it.
  */
 import { Args, ArgsType, Ctx, Field, Resolver, Root, Subscription, type SubscribeResolverData } from 'type-graphql';
-import { invalidInput } from '../../shared/errors';
+import { invalidValue } from '../../shared/errors';
 import { Rules } from '../../shared/schema/input-rules';
 import { Statements } from '../../shared/schema/statements';
 import { requireOrganization, type RequestContext } from '../context';
@@ -41,15 +41,12 @@ function typesOf(types: string[] | null | undefined, allowed: readonly string[])
   const names = parseEventTypes(types.join(','));
   const refused = names?.filter((name) => !allowed.includes(name)) ?? [];
   if (refused.length > 0) {
-    throw invalidInput([
-      {
-        type: 'value_error',
-        loc: ['types'],
-        msg: `Value error, not a report event type: ${refused.join(', ')}`,
-        input: types,
-        ctx: { error: `expected report event types among: ${allowed.join(', ')}` },
-      },
-    ]);
+    throw invalidValue(
+      'types',
+      types,
+      `not a report event type: ${refused.join(', ')}`,
+      `expected report event types among: ${allowed.join(', ')}`,
+    );
   }
   return names;
 }

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../../generated/prisma/client';
-import { invalidInput, notFound } from '../../shared/errors';
+import { invalidValue, notFound } from '../../shared/errors';
 import { encodeCursor } from '../events/event-cursor';
 import { parseAfter, parseEventTypes } from '../events/events.service';
 import { destinationProblem } from './destination';
@@ -54,9 +54,7 @@ export async function createWebhookEndpoint(
 ): Promise<WebhookEndpointView & { secret: string }> {
   const url = input.url.trim();
   const problem = url.length > 2000 ? 'at most 2000 characters' : await destinationProblem(url, options.allowPrivate);
-  if (problem) {
-    throw invalidInput([{ type: 'value_error', loc: ['url'], msg: `Value error, ${problem}`, input: input.url, ctx: { error: problem } }]);
-  }
+  if (problem) throw invalidValue('url', input.url, problem, problem);
   const types = parseEventTypes(input.types) ?? [];
   const secret = newSecret();
   // Without `after`, delivery starts with what commits from now on (the feed's horizon).

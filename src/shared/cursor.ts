@@ -13,7 +13,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Prisma } from '../generated/prisma/client';
-import { invalidInput, type AppError } from './errors';
+import { invalidValue } from './errors';
 import type { OrderTerm } from './order-by';
 
 const sql = Prisma.sql;
@@ -100,22 +100,11 @@ function scopeDigest(scope: CursorScope): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, 16);
 }
 
-const invalidCursor = (input: unknown, message: string): AppError =>
-  invalidInput([{ type: 'value_error', loc: ['cursor'], msg: `Value error, ${message}`, input, ctx: { error: {} } }]);
+const invalidCursor = (input: unknown, message: string) => invalidValue('cursor', input, message);
 
 /** Cursor and offset both place the page: only one may be given (offset 0, the default, counts as none). */
 export function checkCursorWithOffset(cursor: string | null | undefined, offset: number | null | undefined): void {
-  if (cursor && offset) {
-    throw invalidInput([
-      {
-        type: 'value_error',
-        loc: ['offset'],
-        msg: 'Value error, offset cannot be combined with cursor: the cursor already places the page',
-        input: offset,
-        ctx: { error: {} },
-      },
-    ]);
-  }
+  if (cursor && offset) throw invalidValue('offset', offset, 'offset cannot be combined with cursor: the cursor already places the page');
 }
 
 function validValue(value: unknown, column: KeyColumn): boolean {
@@ -178,19 +167,9 @@ export class CursorCodec {
   }
 }
 
+/** The value cast to its column's type: the kind's own name, or the enum's. */
 function castValue(value: string | number, column: KeyColumn): Prisma.Sql {
-  switch (column.type.kind) {
-    case 'timestamptz':
-      return sql`${value}::timestamptz`;
-    case 'uuid':
-      return sql`${value}::uuid`;
-    case 'text':
-      return sql`${value}::text`;
-    case 'int':
-      return sql`${value}::int`;
-    case 'enum':
-      return sql`${value}::${Prisma.raw(column.type.sqlType)}`;
-  }
+  return sql`${value}::${Prisma.raw(column.type.kind === 'enum' ? column.type.sqlType : column.type.kind)}`;
 }
 
 /**

@@ -12,7 +12,7 @@
  * writing transaction holds the feed back until it ends.
  */
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
-import { invalidInput } from '../../shared/errors';
+import { invalidValue } from '../../shared/errors';
 import { compareCursors, decodeCursor, encodeCursor, START_CURSOR, type EventCursor } from './event-cursor';
 import { EVENT_TYPES } from './event-types';
 
@@ -62,15 +62,12 @@ export function parseEventTypes(types: string | null | undefined): string[] | un
   const names = [...new Set(types.split(',').map((t) => t.trim()))];
   const unknown = names.filter((name) => !EVENT_TYPES.includes(name));
   if (unknown.length > 0) {
-    throw invalidInput([
-      {
-        type: 'value_error',
-        loc: ['types'],
-        msg: `Value error, unknown event type${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
-        input: types,
-        ctx: { error: `expected comma-separated event types among: ${EVENT_TYPES.join(', ')}` },
-      },
-    ]);
+    throw invalidValue(
+      'types',
+      types,
+      `unknown event type${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
+      `expected comma-separated event types among: ${EVENT_TYPES.join(', ')}`,
+    );
   }
   return names;
 }
@@ -78,17 +75,7 @@ export function parseEventTypes(types: string | null | undefined): string[] | un
 export function parseAfter(after: string | null | undefined): EventCursor {
   if (after === null || after === undefined || after === '') return START_CURSOR;
   const cursor = decodeCursor(after);
-  if (!cursor) {
-    throw invalidInput([
-      {
-        type: 'value_error',
-        loc: ['after'],
-        msg: 'Value error, not a cursor this feed handed out',
-        input: after,
-        ctx: { error: 'invalid cursor' },
-      },
-    ]);
-  }
+  if (!cursor) throw invalidValue('after', after, 'not a cursor this feed handed out', 'invalid cursor');
   return cursor;
 }
 
@@ -97,7 +84,7 @@ export function parseAfter(after: string | null | undefined): EventCursor {
  * be a replica: a standby's snapshot would not bound the primary's running transactions).
  */
 export async function readEvents(prisma: PrismaClient, organizationId: string, request: EventFeedRequest): Promise<EventPage> {
-  return (await readFeed(prisma, organizationId, request, false)).page;
+  return (await readEventsAndHeldBack(prisma, organizationId, request, false)).page;
 }
 
 /**
@@ -105,19 +92,11 @@ export async function readEvents(prisma: PrismaClient, organizationId: string, r
  * (an older transaction still running): a reader that follows the feed reads again soon then,
  * since the end of that older transaction may notify nobody. Same statement, same snapshot.
  */
-export function readEventsAndHeldBack(
+export async function readEventsAndHeldBack(
   prisma: PrismaClient,
   organizationId: string,
   request: EventFeedRequest,
-): Promise<{ page: EventPage; heldBack: boolean }> {
-  return readFeed(prisma, organizationId, request, true);
-}
-
-async function readFeed(
-  prisma: PrismaClient,
-  organizationId: string,
-  request: EventFeedRequest,
-  checkHeldBack: boolean,
+  checkHeldBack = true,
 ): Promise<{ page: EventPage; heldBack: boolean }> {
   const after = parseAfter(request.after);
   const types = parseEventTypes(request.types);

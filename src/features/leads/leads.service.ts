@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
-import { invalidInput, notFound, quotaExhausted } from '../../shared/errors';
+import { invalidValue, notFound, quotaExhausted } from '../../shared/errors';
 import type { NotificationPayload } from '../notifications/notification-payload';
 import { smsSegments } from '../notifications/sms-encoding';
 import { renderSms } from '../notifications/templates';
@@ -22,10 +22,6 @@ export interface CreateLeadRequest {
   args: CreateLeadArgs;
   appBaseUrl: string;
   idempotencyKey?: string;
-}
-
-export function reportLink(appBaseUrl: string, token: string): string {
-  return `${appBaseUrl}/reports/${token}`;
 }
 
 /**
@@ -86,7 +82,7 @@ export async function createLead(prisma: PrismaClient, request: CreateLeadReques
   }
 
   const token = randomUUID();
-  const link = reportLink(appBaseUrl, token);
+  const link = `${appBaseUrl}/reports/${token}`;
   const payload: NotificationPayload = {
     lang: input.lang,
     link,
@@ -128,23 +124,14 @@ export async function createLead(prisma: PrismaClient, request: CreateLeadReques
         },
         select: { token: true },
       });
-      const outbox: Prisma.NotificationOutboxCreateManyInput[] = [];
-      if (input.sendEmail && input.email)
-        outbox.push({
-          report_token: token,
-          organization_id: organizationId,
-          channel: 'email',
-          recipient: input.email,
-          payload: { ...payload },
-        });
-      if (input.sendPhone && input.phone)
-        outbox.push({
-          report_token: token,
-          organization_id: organizationId,
-          channel: 'sms',
-          recipient: input.phone,
-          payload: { ...payload },
-        });
+      const outbox = (
+        [
+          ['email', input.sendEmail && input.email],
+          ['sms', input.sendPhone && input.phone],
+        ] as const
+      ).flatMap(([channel, recipient]) =>
+        recipient ? [{ report_token: token, organization_id: organizationId, channel, recipient, payload: { ...payload } }] : [],
+      );
       if (outbox.length > 0) await tx.notificationOutbox.createMany({ data: outbox });
 
       const response: CreatedLead = { token, link };
@@ -169,13 +156,9 @@ function checkSmsLength(payload: NotificationPayload): void {
   const { segments } = smsSegments(renderSms(payload));
   if (segments <= MAX_SMS_SEGMENTS) return;
   const field = payload.custom_sms ? 'custom_sms' : 'name';
-  throw invalidInput([
-    {
-      type: 'value_error',
-      loc: [field],
-      msg: `Value error, the SMS would take ${segments} parts once its placeholders are filled; at most ${MAX_SMS_SEGMENTS}`,
-      input: field === 'custom_sms' ? payload.custom_sms : payload.client_name,
-      ctx: { error: {} },
-    },
-  ]);
+  throw invalidValue(
+    field,
+    field === 'custom_sms' ? payload.custom_sms : payload.client_name,
+    `the SMS would take ${segments} parts once its placeholders are filled; at most ${MAX_SMS_SEGMENTS}`,
+  );
 }

@@ -52,8 +52,6 @@ export interface DispatcherConfig {
   backoffMaxMs: number;
 }
 
-export type DispatcherOptions = DispatcherConfig;
-
 /** Told of every attempt with the row's status after it (pending: failed, will retry). */
 export interface DispatcherMetrics {
   notificationAttempted(channel: ChannelName, status: 'sent' | 'pending' | 'failed'): void;
@@ -65,7 +63,7 @@ export class OutboxDispatcher {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly senders: ChannelSenders,
-    private readonly options: DispatcherOptions,
+    private readonly options: DispatcherConfig,
     private readonly logger: Logger,
     private readonly metrics?: DispatcherMetrics,
   ) {

@@ -14,7 +14,7 @@ import type { PrismaClient } from '../../generated/prisma/client';
 import { PollingLoop } from '../../platform/polling-loop';
 import { activeTraceparent, inContinuedSpan } from '../../platform/tracing/tracing';
 import type { Logger } from '../../platform/logger';
-import { encodeCursor } from '../events/event-cursor';
+import { decodeCursor, encodeCursor } from '../events/event-cursor';
 import { readEvents, type FeedEvent } from '../events/events.service';
 import { retryDelayMs } from '../notifications/backoff';
 import { deliver, type DeliveryResult } from './delivery';
@@ -177,20 +177,14 @@ export class WebhookDispatcher {
     error: string | null,
     delayMs: number,
   ): Promise<void> {
+    const { xid, position } = decodeCursor(cursor)!;
     const updated = await this.prisma.$executeRaw`
-      UPDATE webhook_endpoints SET cursor_xid = ${decodeXid(cursor)}, cursor_position = ${decodePosition(cursor)}::bigint,
+      UPDATE webhook_endpoints SET cursor_xid = ${xid.toString()}, cursor_position = ${position.toString()}::bigint,
         attempts = ${attempts}::int, last_error = ${error}, delivered_count = delivered_count + ${sent}::int,
         next_attempt_at = now() + ${delayMs}::int * interval '1 millisecond', locked_until = NULL
       WHERE id = ${endpoint.id}::uuid AND (extract(epoch FROM locked_until) * 1000)::bigint = ${endpoint.lease}::bigint`;
     if (updated === 0) this.logger.warn({ endpointId: endpoint.id }, 'webhook endpoint re-claimed during delivery (lease too short?)');
   }
-}
-
-function decodeXid(cursor: string): string {
-  return Buffer.from(cursor, 'base64url').toString('latin1').split('.')[0]!;
-}
-function decodePosition(cursor: string): string {
-  return Buffer.from(cursor, 'base64url').toString('latin1').split('.')[1]!;
 }
 
 function describe(result: DeliveryResult): string {

@@ -9,33 +9,19 @@ import { invalidValue, notFound } from '../../shared/errors';
 import { encodeCursor } from '../events/event-cursor';
 import { parseAfter, parseEventTypes } from '../events/events.service';
 import { destinationProblem } from './destination';
-
-export interface WebhookEndpointView {
-  id: string;
-  url: string;
-  types: string[];
-  status: 'enabled' | 'disabled';
-  /** the feed cursor after which delivery continues */
-  cursor: string;
-  attempts: number;
-  next_attempt_at: Date;
-  last_error: string | null;
-  delivered_count: number;
-  dead_letters: number;
-  created_at: Date;
-}
+import type { WebhookEndpointType, WebhookEndpointWithSecretType } from './webhook.types';
 
 const SELECT = `id::text AS id, url, types, status::text AS status, cursor_xid, cursor_position::text AS cursor_position, attempts,
   next_attempt_at, last_error, delivered_count::text AS delivered_count, created_at,
   (SELECT count(*)::int FROM webhook_dead_letters d WHERE d.endpoint_id = webhook_endpoints.id) AS dead_letters`;
 
-interface EndpointRow extends Omit<WebhookEndpointView, 'cursor' | 'delivered_count'> {
+interface EndpointRow extends Omit<WebhookEndpointType, 'cursor' | 'delivered_count'> {
   cursor_xid: string;
   cursor_position: string;
   delivered_count: string;
 }
 
-const view = (row: EndpointRow): WebhookEndpointView => {
+const view = (row: EndpointRow): WebhookEndpointType => {
   const { cursor_xid, cursor_position, delivered_count, ...rest } = row;
   return {
     ...rest,
@@ -51,7 +37,7 @@ export async function createWebhookEndpoint(
   organizationId: string,
   input: { url: string; types?: string | null; after?: string | null },
   options: { allowPrivate: boolean },
-): Promise<WebhookEndpointView & { secret: string }> {
+): Promise<WebhookEndpointWithSecretType> {
   const url = input.url.trim();
   const problem = url.length > 2000 ? 'at most 2000 characters' : await destinationProblem(url, options.allowPrivate);
   if (problem) throw invalidValue('url', input.url, problem, problem);
@@ -74,7 +60,7 @@ export async function createWebhookEndpoint(
   return { ...view(rows[0]!), secret };
 }
 
-export async function listWebhookEndpoints(prisma: PrismaClient, organizationId: string): Promise<WebhookEndpointView[]> {
+export async function listWebhookEndpoints(prisma: PrismaClient, organizationId: string): Promise<WebhookEndpointType[]> {
   const rows = await prisma.$queryRawUnsafe<EndpointRow[]>(
     `SELECT ${SELECT} FROM webhook_endpoints WHERE organization_id = $1::uuid ORDER BY created_at, id`,
     organizationId,

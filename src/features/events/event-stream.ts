@@ -10,6 +10,7 @@
  * nobody when it ends); and every `pollMs` in any case, so that a lost listening session costs
  * latency, never events.
  */
+import { setTimeout } from 'node:timers/promises';
 import type { PrismaClient } from '../../generated/prisma/client';
 import { parseAfter, readEventsAndHeldBack, type FeedEvent } from './events.service';
 import { encodeCursor } from './event-cursor';
@@ -45,19 +46,7 @@ export async function currentFeedEnd(prisma: PrismaClient): Promise<string> {
 const MIN_READ_INTERVAL_MS = 50;
 
 /** False when aborted. */
-function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (completed: boolean) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      resolve(completed);
-    };
-    const onAbort = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
+const pause = (ms: number, signal: AbortSignal): Promise<boolean> => setTimeout(ms, true, { signal }).catch(() => false);
 
 async function* follow(
   prisma: PrismaClient,

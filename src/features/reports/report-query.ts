@@ -4,6 +4,7 @@
  * parameter; only fixed identifiers are spliced in.
  */
 import { Prisma } from '../../generated/prisma/client';
+import { ReportType } from '../../generated/prisma/enums';
 import { containsPattern } from '../../shared/like';
 import { keysetCondition, type KeyColumn, type KeyTerm, type KeyValue } from '../../shared/cursor';
 import { orderByClause, orderTerms, type OrderTerm } from '../../shared/order-by';
@@ -13,41 +14,19 @@ import { REPORT_ORDER_FIELDS, type ReportGroupColumn } from './report-list-colum
 
 const sql = Prisma.sql;
 
-const ORDER_COLUMNS: Record<string, string> = {
-  created_at: 'r.created_at',
-  updated_at: 'r.updated_at',
-  token: 'r.token',
-  type: 'r.type',
-  vin: 'r.vin',
-  license_number: 'r.license_number',
-  brand: 'r.brand',
-  dealership_name: 'd.name',
-};
-
-const REPORT_TYPES = [
-  'inspection',
-  'counter_inspection',
-  'after_sale',
-  'marketing',
-  'rental',
-  'insurance',
-  'remote',
-  'extra_plate',
-  'extra_vin',
-  'extra_scoring',
-] as const;
-
 /** Each sort column's type and nullability, for cursors (`shared/cursor.ts`). */
 export const REPORT_KEY_COLUMNS: Record<string, KeyColumn> = {
   created_at: { sql: 'r.created_at', type: { kind: 'timestamptz' }, nullable: false },
   updated_at: { sql: 'r.updated_at', type: { kind: 'timestamptz' }, nullable: false },
   token: { sql: 'r.token', type: { kind: 'uuid' }, nullable: false },
-  type: { sql: 'r.type', type: { kind: 'enum', sqlType: '"ReportType"', values: REPORT_TYPES }, nullable: false },
+  type: { sql: 'r.type', type: { kind: 'enum', sqlType: '"ReportType"', values: Object.values(ReportType) }, nullable: false },
   vin: { sql: 'r.vin', type: { kind: 'text' }, nullable: true },
   license_number: { sql: 'r.license_number', type: { kind: 'text' }, nullable: true },
   brand: { sql: 'r.brand', type: { kind: 'text' }, nullable: true },
   dealership_name: { sql: 'd.name', type: { kind: 'text' }, nullable: true },
 };
+
+const ORDER_COLUMNS: Record<string, string> = Object.fromEntries(Object.entries(REPORT_KEY_COLUMNS).map(([f, c]) => [f, c.sql]));
 
 /** Sort keys a compact row does not carry: selected beside it under these names, for the next cursor. */
 const EXTRA_KEY_COLUMNS: Record<string, string> = { brand: 'sort_brand', dealership_name: 'sort_dealership_name' };

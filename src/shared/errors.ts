@@ -4,7 +4,7 @@
  * api/rest/rest-errors.ts). It knows no transport: a code from a closed list, the HTTP-like status
  * that code means, and structured details.
  */
-import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS, databaseFailureOf, type DatabaseFailure } from '../platform/db/failures';
+import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS, databaseFailureOf } from '../platform/db/failures';
 import type { Logger } from '../platform/logger';
 
 /** Every code a client can meet, whichever interface it uses. */
@@ -119,9 +119,6 @@ export const tooManyConcurrentRequests = (maximum: number, retryAfterSeconds: nu
   });
 export const serviceUnavailable = (message: string, retryAfterSeconds: number) =>
   new AppError('SERVICE_UNAVAILABLE', message, { retryAfterSeconds });
-
-/** The database is not there right now (platform/db/failures.ts decides): like every outage, retried later. */
-export const databaseUnavailable = (failure: DatabaseFailure) => serviceUnavailable(failure.message, DATABASE_RETRY_AFTER_SECONDS);
 export const badRequest = (message: string) => new AppError('BAD_REQUEST', message);
 export const methodNotAllowed = (allow: string) => new AppError('METHOD_NOT_ALLOWED', 'Method Not Allowed', { allow });
 export const payloadTooLarge = (message: string, closeConnection = false) =>
@@ -152,7 +149,7 @@ export function asAppError(error: unknown, log?: Logger): AppError | undefined {
   const original = (error as { originalError?: unknown } | null)?.originalError;
   if (original instanceof AppError) return original;
   const failure = log ? answeredDatabaseFailure(error, log) : databaseFailureOf(error);
-  return failure ? databaseUnavailable(failure) : undefined;
+  return failure ? serviceUnavailable(failure.message, DATABASE_RETRY_AFTER_SECONDS) : undefined;
 }
 
 /** Bad input: every failing item at once. The message lists them for clients that read only messages. */

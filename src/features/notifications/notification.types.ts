@@ -1,18 +1,10 @@
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { NotificationChannel, NotificationStatus } from '../../generated/prisma/enums';
 import { DateTimeISO, UUID } from '../../shared/schema/scalars';
 
-export enum NotificationChannelKind {
-  email = 'email',
-  sms = 'sms',
-}
-registerEnumType(NotificationChannelKind, { name: 'NotificationChannel', description: 'how a lead notification is sent' });
-
-export enum NotificationStatusKind {
-  pending = 'pending',
-  sent = 'sent',
-  failed = 'failed',
-}
-registerEnumType(NotificationStatusKind, {
+// The enums come from the Prisma schema, as ReportType does.
+registerEnumType(NotificationChannel, { name: 'NotificationChannel', description: 'how a lead notification is sent' });
+registerEnumType(NotificationStatus, {
   name: 'NotificationStatus',
   description:
     'pending: queued or waiting for a retry; sent: accepted by the SMTP server or SMS provider; failed: gave up after the last attempt',
@@ -24,14 +16,14 @@ export class Notification {
   @Field(() => UUID)
   id!: string;
 
-  @Field(() => NotificationChannelKind)
-  channel!: NotificationChannelKind;
+  @Field(() => NotificationChannel)
+  channel!: NotificationChannel;
 
   @Field(() => String, { description: 'masked, e.g. j***@example.com or +3361****78' })
   recipient!: string;
 
-  @Field(() => NotificationStatusKind)
-  status!: NotificationStatusKind;
+  @Field(() => NotificationStatus)
+  status!: NotificationStatus;
 
   @Field(() => Int, { description: 'delivery attempts made so far, the successful one included' })
   attempts!: number;

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../../generated/prisma/client';
 import { deliveryReason } from './delivery-reason';
 import { maskRecipient } from './masking';
-import type { Notification, NotificationChannelKind, NotificationStatusKind } from './notification.types';
+import type { Notification } from './notification.types';
 
 /** The notifications of each report (oldest first), within one organization, in one query. */
 export async function notificationsByReport(
@@ -29,8 +29,6 @@ export async function notificationsByReport(
     byReport.get(report_token)?.push({
       ...row,
       last_error: deliveryReason(last_error),
-      channel: row.channel as NotificationChannelKind,
-      status: row.status as NotificationStatusKind,
       recipient: maskRecipient(row.channel, recipient),
     });
   }

@@ -7,28 +7,8 @@
 import { answeredDatabaseFailure, DATABASE_RETRY_AFTER_SECONDS, databaseFailureOf } from '../platform/db/failures';
 import type { Logger } from '../platform/logger';
 
-/** Every code a client can meet, whichever interface it uses. */
-export type ErrorCode =
-  | 'UNAUTHENTICATED'
-  | 'NOT_FOUND'
-  | 'BAD_USER_INPUT'
-  | 'BAD_REQUEST'
-  | 'QUOTA_EXHAUSTED'
-  | 'CONFLICT'
-  | 'RATE_LIMITED'
-  | 'QUERY_TOO_COMPLEX'
-  | 'SERVICE_UNAVAILABLE'
-  /** HTTP-level refusals: a request the interface could not take as sent, whatever it asked. */
-  | 'METHOD_NOT_ALLOWED'
-  | 'REQUEST_TIMEOUT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'URI_TOO_LONG'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'HEADERS_TOO_LARGE'
-  /** A bug: its details stay in the log, the client gets the bare status. */
-  | 'INTERNAL';
-
-export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = {
+/** Every code a client can meet, whichever interface it uses, and the status it means. */
+const STATUS_OF_CODE = {
   UNAUTHENTICATED: 401,
   NOT_FOUND: 404,
   BAD_USER_INPUT: 422,
@@ -38,14 +18,18 @@ export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = {
   RATE_LIMITED: 429,
   QUERY_TOO_COMPLEX: 400,
   SERVICE_UNAVAILABLE: 503,
+  // HTTP-level refusals: a request the interface could not take as sent, whatever it asked.
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
   HEADERS_TOO_LARGE: 431,
+  // A bug: its details stay in the log, the client gets the bare status.
   INTERNAL: 500,
-};
+} as const;
+
+export type ErrorCode = keyof typeof STATUS_OF_CODE;
 
 export type LocSegment = string | number;
 

@@ -1,6 +1,7 @@
 import { ArgsType, Field, ObjectType, registerEnumType } from 'type-graphql';
 import { Rules } from '../../shared/schema/input-rules';
 import { UUID } from '../../shared/schema/scalars';
+import { NOTIFICATION_LANGUAGES, type NotificationLanguage } from '../notifications/templates';
 
 export const SMS_PLACEHOLDERS = ['name', 'link', 'dealership', 'folder_name', 'organization'] as const;
 /** Longest custom SMS template: three concatenated GSM-7 segments' worth, before placeholders. */
@@ -8,16 +9,9 @@ export const CUSTOM_SMS_MAX_LENGTH = 480;
 /** Names and folder names appear in the notifications: long enough for any real one, short enough for an SMS. */
 export const LEAD_NAME_MAX_LENGTH = 100;
 
-/** Languages of the lead notifications (api-behaviour.md). */
-export enum LeadLanguage {
-  fr = 'fr',
-  en = 'en',
-  es = 'es',
-  de = 'de',
-  it = 'it',
-  nl = 'nl',
-  pt = 'pt',
-}
+/** Languages of the lead notifications (api-behaviour.md): those the templates have texts in. */
+export const LeadLanguage = Object.fromEntries(NOTIFICATION_LANGUAGES.map((lang) => [lang, lang])) as { [L in NotificationLanguage]: L };
+export type LeadLanguage = NotificationLanguage;
 registerEnumType(LeadLanguage, { name: 'LeadLanguage', description: 'language of the lead notifications' });
 
 /** Flat arguments (no input object), so that the REST body maps onto them 1:1 (spec 4.3). */

@@ -9,6 +9,7 @@
 
 import {
   type GraphQLArgument,
+  type GraphQLInputField,
   type GraphQLInputType,
   getNullableType,
   isEnumType,
@@ -62,19 +63,12 @@ export function validateArguments(input: ValidationInput): ValidationResult {
   // Rules between arguments, like a Pydantic model validator (mode 'after'): only once every
   // argument has passed its own checks; a field error hides them.
   if (found.length > 0) return { ok: false, errors: found };
-  const failed = new Set(found.map((item) => argumentOf(item, input)));
-  const passed = new Set(input.args.map((arg) => arg.name).filter((name) => !failed.has(name) && name in variables));
+  const passed = new Set(input.args.map((arg) => arg.name).filter((name) => name in variables));
   const modelInput = isPlainObject(input.body) ? input.body : undefined;
   for (const item of checkCrossRules(input.args, variables, passed, modelInput)) {
     found.push({ ...item, loc: [input.locationOf(String(item.loc[0])), ...item.loc] });
   }
   return found.length > 0 ? { ok: false, errors: found } : { ok: true, variables };
-}
-
-/** The argument an item is about: `loc` is `[location, name, ...]`, or `['body']` for the whole body. */
-function argumentOf(item: PydanticErrorItem, input: ValidationInput): string {
-  const name = item.loc[1];
-  return typeof name === 'string' && input.args.some((arg) => arg.name === name) ? name : '';
 }
 
 // --- query / path / header ------------------------------------------------------------------
@@ -142,24 +136,30 @@ function validateBody(
   const body = input.body;
   // No body (or a JSON `null`, which Starlette cannot tell apart): FastAPI's missing-field
   // error for the required body parameter, `input: None`.
-  if (body === undefined || body === null) {
-    found.push(atLoc(['body'], errors.missing(null)));
-    return;
-  }
-  if (!isPlainObject(body)) {
-    found.push(atLoc(['body'], errors.modelAttributesType(body)));
-    return;
-  }
-  for (const arg of args) {
-    const loc: LocSegment[] = ['body', arg.name];
-    if (!Object.prototype.hasOwnProperty.call(body, arg.name)) {
-      if (arg.defaultValue !== undefined) variables[arg.name] = variableFromDefault(arg.defaultValue, arg.type);
+  if (body === undefined || body === null) found.push(atLoc(['body'], errors.missing(null)));
+  else if (!isPlainObject(body)) found.push(atLoc(['body'], errors.modelAttributesType(body)));
+  else coerceMembers(args, body, ['body'], (arg) => rulesFor(arg, input), variables, found);
+}
+
+/** The members of a JSON object (the body model, an input object), each against its field. */
+function coerceMembers<F extends GraphQLArgument | GraphQLInputField>(
+  fields: readonly F[],
+  raw: Record<string, unknown>,
+  loc: LocSegment[],
+  rulesOf: (field: F) => readonly InputRule[],
+  value: Record<string, unknown>,
+  found: PydanticErrorItem[],
+): void {
+  for (const field of fields) {
+    const fieldLoc = [...loc, field.name];
+    if (!Object.prototype.hasOwnProperty.call(raw, field.name)) {
+      if (field.defaultValue !== undefined) value[field.name] = variableFromDefault(field.defaultValue, field.type);
       // Pydantic reports the whole model input for a missing field.
-      else if (isNonNullType(arg.type)) found.push(atLoc(loc, errors.missing(body)));
+      else if (isNonNullType(field.type)) found.push(atLoc(fieldLoc, errors.missing(raw)));
       continue;
     }
-    const result = coerceValue(arg.type, body[arg.name], 'json', loc, rulesFor(arg, input));
-    if (result.ok) variables[arg.name] = result.value;
+    const result = coerceValue(field.type, raw[field.name], 'json', fieldLoc, rulesOf(field));
+    if (result.ok) value[field.name] = result.value;
     else found.push(...result.errors);
   }
 }
@@ -192,17 +192,7 @@ function coerceValue(type: GraphQLInputType, raw: unknown, source: Source, loc: 
     if (!isPlainObject(raw)) return { ok: false, errors: [atLoc(loc, errors.modelAttributesType(raw))] };
     const value: Record<string, unknown> = {};
     const fieldErrors: PydanticErrorItem[] = [];
-    for (const field of Object.values(nullable.getFields())) {
-      const fieldLoc = [...loc, field.name];
-      if (!Object.prototype.hasOwnProperty.call(raw, field.name)) {
-        if (field.defaultValue !== undefined) value[field.name] = variableFromDefault(field.defaultValue, field.type);
-        else if (isNonNullType(field.type)) fieldErrors.push(atLoc(fieldLoc, errors.missing(raw)));
-        continue;
-      }
-      const result = coerceValue(field.type, raw[field.name], 'json', fieldLoc, []);
-      if (result.ok) value[field.name] = result.value;
-      else fieldErrors.push(...result.errors);
-    }
+    coerceMembers(Object.values(nullable.getFields()), raw, loc, () => [], value, fieldErrors);
     return fieldErrors.length > 0 ? { ok: false, errors: fieldErrors } : { ok: true, value };
   }
 

@@ -9,6 +9,7 @@ import type { GraphQLArgument } from 'graphql';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { InputErrorItem } from '../../shared/errors';
 import { validateEmailStr } from '../../shared/email/email-str';
+import { pyLength } from '../../shared/email/python-unicode';
 import { parseOrderBy } from '../../shared/order-by';
 import { rulesOf, type InputRule } from '../../shared/schema/input-rules';
 import * as errors from './pydantic-errors';
@@ -63,7 +64,7 @@ function boundFailure(rule: InputRule, value: unknown, raw: unknown): LocatedLat
     if (rule.le !== undefined && !(value <= rule.le)) return errors.lessThanEqual(raw, rule.le);
     if (rule.ge !== undefined && !(value >= rule.ge)) return errors.greaterThanEqual(raw, rule.ge);
   }
-  if (rule.kind === 'length' && typeof value === 'string' && codePoints(value) > rule.max) {
+  if (rule.kind === 'length' && typeof value === 'string' && pyLength(value) > rule.max) {
     return errors.stringTooLong(raw, rule.max);
   }
   return null;
@@ -97,7 +98,7 @@ function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCh
       if (terms.length > rule.maxTerms) {
         return { ok: false, error: errors.valueError(raw, `at most ${rule.maxTerms} search terms, got ${terms.length}`) };
       }
-      const long = terms.find((term) => codePoints(term) > rule.maxTermLength);
+      const long = terms.find((term) => pyLength(term) > rule.maxTermLength);
       if (long !== undefined) {
         return { ok: false, error: errors.valueError(raw, `a search term has at most ${rule.maxTermLength} characters`) };
       }
@@ -113,7 +114,7 @@ function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCh
     }
     case 'jsonSize': {
       // The text as sent (a query value), counted as the document's `maxLength` counts it; a GraphQL value's JSON text.
-      const length = typeof raw === 'string' ? codePoints(raw) : JSON.stringify(value).length;
+      const length = typeof raw === 'string' ? pyLength(raw) : JSON.stringify(value).length;
       if (length > rule.maxLength) {
         return { ok: false, error: errors.valueError(raw, `JSON value longer than ${rule.maxLength} characters`) };
       }
@@ -168,18 +169,4 @@ export function checkCrossRules(
     }
   }
   return found;
-}
-
-/** Python's `len(str)`: code points, not UTF-16 units. */
-function codePoints(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i += 1;
-    }
-    count += 1;
-  }
-  return count;
 }

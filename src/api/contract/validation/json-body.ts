@@ -24,12 +24,6 @@ export const MAX_JSON_BODY_NESTING = 1000;
 
 class NestingTooDeep extends Error {}
 
-export interface PythonJsonDecodeError {
-  /** index in code points, like Python's `JSONDecodeError.pos` */
-  pos: number;
-  msg: string;
-}
-
 class DecodeError extends Error {
   constructor(
     readonly msg: string,
@@ -41,46 +35,26 @@ class DecodeError extends Error {
 
 /** Parses a JSON body; on failure returns FastAPI's `json_invalid` item. */
 export function parseJsonBody(text: string): JsonBodyParse {
-  let result: ReturnType<typeof pythonJsonLoads>;
   try {
-    result = pythonJsonLoads(text);
+    const result = pythonJsonLoads(text);
+    return result.ok ? result : { ok: false, error: jsonDecodeError(result.error.pos, result.error.msg) };
   } catch (error) {
     if (error instanceof NestingTooDeep) return { ok: false, tooDeep: true };
     throw error;
   }
-  if (result.ok) return result;
-  return { ok: false, error: jsonDecodeError(result.error.pos, result.error.msg) };
 }
 
-/**
- * FastAPI's item for a malformed JSON body.
- * - `jsonDecodeError(text)`: finds Python's position and reason in the body text;
- * - `jsonDecodeError(pos, reason)`: builds the item from a known position and reason.
- */
-export function jsonDecodeError(text: string): PydanticErrorItem;
-export function jsonDecodeError(position: number, reason: string): PydanticErrorItem;
-export function jsonDecodeError(first: string | number, reason?: string): PydanticErrorItem {
-  let pos: number;
-  let msg: string;
-  if (typeof first === 'number') {
-    pos = first;
-    msg = reason ?? 'Expecting value';
-  } else {
-    const result = pythonJsonLoads(first);
-    if (result.ok) throw new Error('jsonDecodeError: the text is valid JSON');
-    ({ pos, msg } = result.error);
-  }
+/** FastAPI's item for a malformed JSON body, from Python's position and reason. */
+export function jsonDecodeError(pos: number, msg: string): PydanticErrorItem {
   return atLoc(['body', pos], { type: 'json_invalid', msg: 'JSON decode error', input: {}, ctx: { error: msg } });
 }
 
 /** Python's `json.loads`; nesting beyond MAX_JSON_BODY_NESTING throws (see `parseJsonBody`). */
-export function pythonJsonLoads(text: string): { ok: true; value: unknown } | { ok: false; error: PythonJsonDecodeError } {
+export function pythonJsonLoads(text: string): { ok: true; value: unknown } | { ok: false; error: { pos: number; msg: string } } {
   const chars = Array.from(text); // code points, so positions match Python's
   try {
     if (chars[0] === '\ufeff') throw new DecodeError('Unexpected UTF-8 BOM (decode using utf-8-sig)', 0);
-    const scanner = new PythonJsonScanner(chars);
-    const value = scanner.decode();
-    return { ok: true, value };
+    return { ok: true, value: new PythonJsonScanner(chars).decode() };
   } catch (error) {
     if (!(error instanceof DecodeError)) throw error;
     return { ok: false, error: { pos: error.pos, msg: error.msg } };
@@ -232,7 +206,8 @@ class PythonJsonScanner {
   }
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = {
+/** JSON's one-character escapes, after the backslash. */
+export const SIMPLE_ESCAPES: Record<string, string> = {
   '"': '"',
   '\\': '\\',
   '/': '/',

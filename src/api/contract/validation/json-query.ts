@@ -9,6 +9,8 @@
  * pydantic (NaN, Infinity, -Infinity are accepted).
  */
 
+import { SIMPLE_ESCAPES } from './json-body';
+
 export type JsonTextParse = { ok: true; value: unknown } | { ok: false; reason: string };
 
 const MESSAGES = {
@@ -49,10 +51,8 @@ const RECURSION_LIMIT = 200;
 
 export function parseJsonLikePydantic(text: string): JsonTextParse {
   const data = Buffer.from(text, 'utf8');
-  const parser = new JiterLikeParser(data);
   try {
-    const value = parser.parseDocument();
-    return { ok: true, value };
+    return { ok: true, value: new JiterLikeParser(data).parseDocument() };
   } catch (error) {
     if (!(error instanceof JiterError)) throw error;
     return { ok: false, reason: `${MESSAGES[error.kind]} at ${linePosition(data, error.index)}` };
@@ -242,20 +242,18 @@ class JiterLikeParser {
   }
 
   private consumeDecimal(from: number): number {
-    let index = from;
-    const first = this.data[index];
-    if (first === undefined) throw new JiterError('EofWhileParsingValue', index);
-    if (!isDigit(first)) throw new JiterError('InvalidNumber', index);
-    index += 1;
-    while (isDigit(this.data[index])) index += 1;
-    if (this.data[index] === 0x65 || this.data[index] === 0x45) return this.consumeExponent(index + 1);
-    return index;
+    const index = this.consumeDigits(from);
+    return this.data[index] === 0x65 || this.data[index] === 0x45 ? this.consumeExponent(index + 1) : index;
   }
 
   private consumeExponent(from: number): number {
+    const sign = this.data[from];
+    return this.consumeDigits(sign === 0x2b || sign === 0x2d ? from + 1 : from);
+  }
+
+  /** One digit or more: none at all is EOF or an invalid number. */
+  private consumeDigits(from: number): number {
     let index = from;
-    const sign = this.data[index];
-    if (sign === 0x2b || sign === 0x2d) index += 1;
     const first = this.data[index];
     if (first === undefined) throw new JiterError('EofWhileParsingValue', index);
     if (!isDigit(first)) throw new JiterError('InvalidNumber', index);
@@ -287,7 +285,7 @@ class JiterLikeParser {
       index += 1;
       const escape = data[index];
       if (escape === undefined) throw new JiterError('EofWhileParsingString', index);
-      const simple = SIMPLE_ESCAPES[escape];
+      const simple = SIMPLE_ESCAPES[String.fromCharCode(escape)];
       if (simple !== undefined) {
         parts.push(simple);
       } else if (escape === 0x75) {
@@ -328,37 +326,14 @@ class JiterLikeParser {
     let index = uIndex;
     for (let i = 0; i < 4; i++) {
       index += 1;
-      const digit = hexValue(this.data[index]!);
-      if (digit < 0) throw new JiterError('InvalidEscape', index);
+      const digit = parseInt(String.fromCharCode(this.data[index]!), 16);
+      if (Number.isNaN(digit)) throw new JiterError('InvalidEscape', index);
       value = value * 16 + digit;
     }
     return [value, index];
   }
-
-  /** Input came from a JS string, so its bytes are valid UTF-8; nothing to report. */
-  private checkedUtf8(text: string, _index: number): string {
-    return text;
-  }
 }
-
-const SIMPLE_ESCAPES: Record<number, string> = {
-  0x22: '"',
-  0x5c: '\\',
-  0x2f: '/',
-  0x62: '\b',
-  0x66: '\f',
-  0x6e: '\n',
-  0x72: '\r',
-  0x74: '\t',
-};
 
 function isDigit(byte: number | undefined): boolean {
   return byte !== undefined && byte >= 0x30 && byte <= 0x39;
-}
-
-function hexValue(byte: number): number {
-  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
-  if (byte >= 0x61 && byte <= 0x66) return byte - 0x61 + 10;
-  if (byte >= 0x41 && byte <= 0x46) return byte - 0x41 + 10;
-  return -1;
 }

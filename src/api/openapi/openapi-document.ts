@@ -25,10 +25,11 @@ import {
 } from 'graphql';
 import { hasConditionalRequests } from '../rest/conditional-requests';
 import { rootFieldOf } from '../rest/rest-documents';
-import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, type RestRoute } from '../rest/routes';
+import { fieldNameOf, locationOf, REST_ROUTES, templateOf, type RestRoute } from '../rest/routes';
 import { NULL_SCHEMA, openApiParameterSchema, scalarTypeSchema, type OpenApiSchema } from './argument-schema';
 import { restSpellingOfEnumValue, SCALAR } from '../contract/validation/coerce';
 import { rulesOf } from '../../shared/schema/input-rules';
+import { IDEMPOTENCY_KEY_PARAMETER } from '../contract/idempotency-key';
 
 export const OPENAPI_TITLE = 'Vehicle Report Public API';
 export const OPENAPI_VERSION = '1.0.0';
@@ -86,7 +87,7 @@ const ROUTE_EXTRAS: Record<string, { responses: Record<string, unknown>; paramet
         name: 'Idempotency-Key',
         in: 'header',
         required: false,
-        description: 'the same key with the same body within 24 h returns the first response and creates nothing',
+        description: IDEMPOTENCY_KEY_PARAMETER.description,
         schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
       },
     ],
@@ -133,17 +134,11 @@ const COMMON_ERROR_RESPONSES = {
   }),
 };
 
-/** `/reports/:report_id` → `/public/reports/{report_id}` */
-export function openApiPathOf(route: RestRoute): string {
-  return `${REST_BASE_PATH}${route.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-}
-
 export function buildOpenApiDocument(schema: GraphQLSchema): object {
   const components = new OutputSchemas();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of REST_ROUTES) {
-    paths[openApiPathOf(route)] ??= {};
-    paths[openApiPathOf(route)]![route.method.toLowerCase()] = operationOf(schema, route, components);
+    (paths[templateOf(route)] ??= {})[route.method.toLowerCase()] = operationOf(schema, route, components);
   }
   for (const name of Object.keys(ERROR_SCHEMAS)) {
     if (components.schemas[name]) throw new Error(`GraphQL type ${name} collides with an error schema of the OpenAPI document`);
@@ -210,7 +205,11 @@ function operationOf(schema: GraphQLSchema, route: RestRoute, components: Output
       ...(route.method === 'GET'
         ? { headers: { ...CACHE_CONTROL_HEADER, ...(conditional ? ETAG_HEADER : {}), ...(paged ? LINK_HEADER : {}) } }
         : {}),
-      content: jsonContent(responseSchemaOf(route, field, components)),
+      // Root fields always return the REST selection of their type (rest-documents.ts). A root field
+      // GraphQL may answer null (a missing report) is a 404 over REST, never a null body.
+      content: jsonContent(
+        components.schemaOf(new GraphQLNonNull(getNullableType(field.type)), undefined, `${route.method} ${route.path}`),
+      ),
     },
     ...(conditional
       ? {
@@ -246,12 +245,6 @@ function operationOf(schema: GraphQLSchema, route: RestRoute, components: Output
       : {}),
     responses,
   };
-}
-
-function responseSchemaOf(route: RestRoute, field: GraphQLField<unknown, unknown>, components: OutputSchemas): OpenApiSchema {
-  // Root fields always return the REST selection of their type (rest-documents.ts). A root field
-  // GraphQL may answer null (a missing report) is a 404 over REST, never a null body.
-  return components.schemaOf(new GraphQLNonNull(getNullableType(field.type)), undefined, `${route.method} ${route.path}`);
 }
 
 function jsonQuerySchema(arg: GraphQLArgument): OpenApiSchema {
@@ -346,7 +339,4 @@ function selectedFields(type: GraphQLObjectType, selection: SelectionSetNode): S
   });
 }
 
-function selectionSetOf(selection: string): SelectionSetNode {
-  const operation = parse(`{ ${selection} }`).definitions[0] as OperationDefinitionNode;
-  return operation.selectionSet;
-}
+const selectionSetOf = (selection: string) => (parse(`{ ${selection} }`).definitions[0] as OperationDefinitionNode).selectionSet;

@@ -14,8 +14,7 @@ import {
   isNonNullType,
 } from 'graphql';
 import { rulesOf, type InputRule } from '../../shared/schema/input-rules';
-import { restSpellingOfEnumValue, SCALAR } from '../contract/validation/coerce';
-import { GRAPHQL_INT_RANGE } from '../contract/validation/graphql-int-range';
+import { GRAPHQL_INT_RANGE, restSpellingOfEnumValue, SCALAR } from '../contract/validation/coerce';
 
 export type OpenApiSchema = Record<string, unknown>;
 

@@ -32,7 +32,7 @@ import {
 import { matchRestRoute, restMatchOf } from '../request-route';
 import { entityTagger, notModified, type EntityTagger } from './conditional-requests';
 import { executeRoute, ExecutionFailed, sofaEndpoints, type SofaEndpoint } from './sofa-endpoints';
-import { restErrorOfFailure, sendRestError } from './rest-errors';
+import { restErrorOfFailure, sendJson, sendRestError } from './rest-errors';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
 import { RawJson } from '../answer-plan/raw-json';
 import type { AnswerPlans } from '../answer-plan/answer-plans';
@@ -56,20 +56,9 @@ interface PreparedRoute {
 /** Starlette's redirect_slashes answer (JSON, like every answer; express's res.redirect is text/plain). */
 const TEMPORARY_REDIRECT = JSON.stringify({ detail: 'Temporary Redirect' });
 
-/** A JSON answer that is not an error (errors go through rest-errors.ts), written as it is. */
-function sendJson(res: Response, status: number, body: string): void {
-  res
-    .status(status)
-    .set('content-type', 'application/json; charset=utf-8')
-    .set('content-length', String(Buffer.byteLength(body)))
-    .end(body);
-}
-
 function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint): PreparedRoute {
   // Its root field's arguments are validated here, before execution: the GraphQL pass skips them.
   const document = rootArgumentsCheckedBeforeExecution(restDocumentFor(schema, route));
-  const operation = document.definitions[0]!;
-  if (operation.kind !== 'OperationDefinition') throw new Error(`REST route ${route.path}: no operation`);
   // Statements do not depend on argument values: price the document once.
   const statements = Math.max(1, declaredStatements(schema, document));
   const args = rootFieldOf(schema, route).args;

@@ -75,18 +75,25 @@ function coerceInt(raw: unknown): Coercion {
   return fail(errors.intType(raw));
 }
 
+/**
+ * Python ints are unbounded, a GraphQL Int is 32-bit (graphql-js `GRAPHQL_MAX_INT` / `GRAPHQL_MIN_INT`):
+ * a value Pydantic would accept but graphql-js would refuse is reported with Pydantic's own bound
+ * errors (a deliberate difference from the FastAPI service, which has no such limit), instead of
+ * failing later.
+ */
+export const GRAPHQL_INT_RANGE = { ge: -2147483648, le: 2147483647 } as const;
+
+export function checkGraphQLIntRange(value: number, raw: unknown): LocatedLater | null {
+  if (value > GRAPHQL_INT_RANGE.le) return errors.lessThanEqual(raw, GRAPHQL_INT_RANGE.le);
+  if (value < GRAPHQL_INT_RANGE.ge) return errors.greaterThanEqual(raw, GRAPHQL_INT_RANGE.ge);
+  return null;
+}
+
 function coerceFloat(raw: unknown): Coercion {
-  let value: number | null;
-  if (typeof raw === 'string') {
-    value = parseFloatLikePydantic(raw);
-    if (value === null) return fail(errors.floatParsing(raw));
-  } else if (typeof raw === 'number') {
-    value = raw;
-  } else if (typeof raw === 'boolean') {
-    value = raw ? 1 : 0;
-  } else {
-    return fail(errors.floatType(raw));
-  }
+  const value =
+    typeof raw === 'string' ? parseFloatLikePydantic(raw) : typeof raw === 'number' || typeof raw === 'boolean' ? Number(raw) : undefined;
+  if (value === undefined) return fail(errors.floatType(raw));
+  if (value === null) return fail(errors.floatParsing(raw));
   // Pydantic accepts inf/nan; a GraphQL Float cannot carry them, so they are refused with
   // the error Pydantic gives when `allow_inf_nan=False`.
   if (!Number.isFinite(value)) return fail(errors.finiteNumber(raw));

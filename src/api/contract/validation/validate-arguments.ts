@@ -23,9 +23,8 @@ import { rulesOf as declaredRules, type InputRule } from '../../../shared/schema
 import { checkCrossRules, checkFieldRules } from '../argument-rules';
 import * as errors from '../pydantic-errors';
 import { atLoc, type Location, type LocSegment, type PydanticErrorItem } from '../pydantic-errors';
-import { coerceLeaf, SCALAR, type Source } from './coerce';
+import { checkGraphQLIntRange, coerceLeaf, SCALAR, type Source } from './coerce';
 import { readJsonMembers } from './json-members';
-import { checkGraphQLIntRange } from './graphql-int-range';
 
 export interface ValidationInput {
   /** the GraphQL field's arguments (graphql-js `field.args`) */

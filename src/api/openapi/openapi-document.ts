@@ -313,11 +313,8 @@ class OutputSchemas {
   }
 }
 
-interface ShownField {
-  field: GraphQLField<unknown, unknown>;
-  /** the field's own REST selection, when it has one */
-  selection?: SelectionSetNode;
-}
+/** A field shown, with its own REST selection when it has one. */
+type ShownField = { field: GraphQLField<unknown, unknown>; selection?: SelectionSetNode };
 
 /** The fields `restSelectionOf` selects: all but `rest: false`; a string is the field's selection. */
 function restFieldsOf(type: GraphQLObjectType): ShownField[] {

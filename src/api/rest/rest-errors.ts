@@ -45,7 +45,7 @@ export function restErrorAnswer(error: AppError, locationOf: LocationOf = inQuer
   if (error.details.closeConnection) headers.connection = 'close';
   if (error.code === 'BAD_USER_INPUT') {
     const items = (error.details.inputErrors ?? []).map((item) =>
-      typeof item.loc[0] === 'string' && !isLocation(item.loc[0]) ? { ...item, loc: [locationOf(item.loc[0]), ...item.loc] } : item,
+      typeof item.loc[0] === 'string' && !LOCATIONS.has(item.loc[0]) ? { ...item, loc: [locationOf(item.loc[0]), ...item.loc] } : item,
     );
     return { status: 422, headers, body: JSON.stringify({ detail: items }) };
   }
@@ -53,7 +53,6 @@ export function restErrorAnswer(error: AppError, locationOf: LocationOf = inQuer
 }
 
 const LOCATIONS = new Set<string>(['query', 'path', 'body', 'header']);
-const isLocation = (segment: string) => LOCATIONS.has(segment);
 
 /**
  * Writes `error`'s answer (headers set before, such as RateLimit's, stay). Written as it is: an

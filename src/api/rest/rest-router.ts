@@ -31,7 +31,7 @@ import {
 } from '../request-context';
 import { matchRestRoute, restMatchOf } from '../request-route';
 import { entityTagger, notModified, type EntityTagger } from './conditional-requests';
-import { executeRoute, ExecutionFailed, sofaEndpoints, type SofaEndpoint } from './sofa-endpoints';
+import { ExecutionFailed, sofaEndpoints, type SofaEndpoint } from './sofa-endpoints';
 import { restErrorOfFailure, sendJson, sendRestError } from './rest-errors';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
 import { RawJson } from '../answer-plan/raw-json';
@@ -78,7 +78,7 @@ function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint
 const BODY_PARSE_ERROR = 'There was an error parsing the body';
 
 export function restRouter(schema: GraphQLSchema, services: ApiServices, plans?: AnswerPlans): express.Router {
-  const endpoints = sofaEndpoints(schema, (execution) => executeRoute(schema, execution, plans));
+  const endpoints = sofaEndpoints(schema, plans);
   const prepared = new Map(REST_ROUTES.map((route) => [route, prepare(schema, route, endpoints.get(route)!)]));
   const readBody = bodyReader();
   const table = new RestRouteTable();

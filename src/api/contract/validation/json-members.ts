@@ -27,41 +27,29 @@ type Tree = Map<string, Tree | string>;
 
 /** The deepObject members of the JSON query parameter `name` in `query`, as one JSON text. */
 export function readJsonMembers(name: string, query: Record<string, string | string[] | undefined>): JsonMembersRead {
-  const members: [string, string | string[] | undefined][] = [];
-  for (const key of Object.keys(query)) {
-    if (key.length > name.length && key.startsWith(name) && (key[name.length] === '[' || key[name.length] === '.')) {
-      members.push([key, query[key]]);
-    }
-  }
+  const members = Object.keys(query).filter((key) => key.length > name.length && key.startsWith(name) && '[.'.includes(key[name.length]!));
   if (members.length === 0) return { kind: 'none' };
   const refuse = (why: string, input: unknown): JsonMembersRead => ({
     kind: 'refused',
     message: `${why}; send the filter as JSON text, e.g. ${name}={"folder_sold":{"status":true}} (URL-encoded), or as ${name}[folder_sold][status]=true`,
     input,
   });
-  if (Object.prototype.hasOwnProperty.call(query, name)) return refuse(`both ${name} and ${members[0]![0]} given`, query[name]);
+  if (Object.prototype.hasOwnProperty.call(query, name)) return refuse(`both ${name} and ${members[0]} given`, query[name]);
   const tree: Tree = new Map();
-  for (const [key, value] of members) {
+  for (const key of members) {
+    const value = query[key];
     const path = bracketPath(key.slice(name.length));
     if (!path) return refuse(`cannot read the parameter ${key}`, value);
     if (Array.isArray(value)) return refuse(`${key} given ${value.length} times`, value);
     let node = tree;
-    for (const [i, segment] of path.entries()) {
-      const last = i === path.length - 1;
-      const existing = node.get(segment);
-      if (last) {
-        if (existing !== undefined) return refuse(`${key} given twice or also used as an object`, value);
-        node.set(segment, value ?? '');
-      } else if (existing === undefined) {
-        const child: Tree = new Map();
-        node.set(segment, child);
-        node = child;
-      } else if (typeof existing === 'string') {
-        return refuse(`${key} given twice or also used as an object`, value);
-      } else {
-        node = existing;
-      }
+    for (const segment of path.slice(0, -1)) {
+      const child = node.get(segment) ?? new Map();
+      if (typeof child === 'string') return refuse(`${key} given twice or also used as an object`, value);
+      node.set(segment, child);
+      node = child;
     }
+    if (node.has(path.at(-1)!)) return refuse(`${key} given twice or also used as an object`, value);
+    node.set(path.at(-1)!, value ?? '');
   }
   return { kind: 'text', text: treeText(tree) };
 }

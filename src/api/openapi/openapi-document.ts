@@ -1,9 +1,8 @@
 /**
  * The OpenAPI 3.1 document of the /public REST interface, generated from the sources the REST
  * layer itself runs on: REST_ROUTES, each root field's arguments (typed, defaulted and constrained
- * by `openApiParameterSchema` + ARGUMENT_CONSTRAINTS, placed by `locationOf`) and each route's
- * response selection (shared/schema/rest-visibility.ts). A new argument or output field therefore appears
- * here with no change to this file.
+ * by their rules in `openApiParameterSchema`, placed by `locationOf`) and each route's response
+ * selection (shared/schema/rest-visibility.ts): a new argument or output field appears here unasked.
  */
 import {
   getNamedType,

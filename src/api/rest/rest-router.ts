@@ -7,7 +7,7 @@
  * (sofa-endpoints.ts). Every refusal and failure is answered by rest-errors.ts.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { GraphQLArgument, GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { recordOrganization, requestLogger } from '../../platform/http/access-log';
 import { bodyTooLarge, closeIfBodyUnread, declaresBodyOver, isBodyTooLarge, withWireLimit } from '../../platform/http/unread-bodies';
 import { badRequest, invalidApiKey, invalidInput, methodNotAllowed, notAuthenticated, notFound, rateLimited } from '../../shared/errors';
@@ -30,7 +30,7 @@ import {
   type ApiServices,
 } from '../request-context';
 import { matchRestRoute, restMatchOf } from '../request-route';
-import { entityTagger, notModified, type EntityTagger } from './conditional-requests';
+import { entityTagger, notModified } from './conditional-requests';
 import { ExecutionFailed, sofaEndpoints, type SofaEndpoint } from './sofa-endpoints';
 import { restErrorOfFailure, sendJson, sendRestError } from './rest-errors';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
@@ -38,41 +38,30 @@ import { RawJson } from '../answer-plan/raw-json';
 import type { AnswerPlans } from '../answer-plan/answer-plans';
 import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, RestRouteTable, type RestRoute } from './routes';
 
-/** Everything about a route that does not change between requests, worked out once. */
-interface PreparedRoute {
-  route: RestRoute;
-  document: ReturnType<typeof restDocumentFor>;
-  /** the GraphQL arguments, plus the header parameters the route reads itself (Idempotency-Key) */
-  parameters: readonly GraphQLArgument[];
-  /** the SQL statements the route's operation may run: what it costs in the rate limit */
-  statements: number;
-  locationOf: (argument: string) => Location;
-  /** fetch-one routes: the ETag of an answer, read before it is built */
-  tagger?: EntityTagger;
-  /** sofa's endpoint for the route: runs its operation */
-  endpoint: SofaEndpoint;
-}
-
 /** Starlette's redirect_slashes answer (JSON, like every answer; express's res.redirect is text/plain). */
 const TEMPORARY_REDIRECT = JSON.stringify({ detail: 'Temporary Redirect' });
 
-function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint): PreparedRoute {
+/** Everything about a route that does not change between requests, worked out once. */
+function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint) {
   // Its root field's arguments are validated here, before execution: the GraphQL pass skips them.
   const document = rootArgumentsCheckedBeforeExecution(restDocumentFor(schema, route));
-  // Statements do not depend on argument values: price the document once.
-  const statements = Math.max(1, declaredStatements(schema, document));
-  const args = rootFieldOf(schema, route).args;
   const headers = route.field === 'Mutation.createLead' ? [IDEMPOTENCY_KEY_PARAMETER] : [];
   return {
     route,
     document,
-    parameters: [...args, ...headers],
-    statements,
-    locationOf: (argument) => (argument === IDEMPOTENCY_KEY_ARGUMENT ? 'header' : locationOf(route, argument)),
+    /** the GraphQL arguments, plus the header parameters the route reads itself (Idempotency-Key) */
+    parameters: [...rootFieldOf(schema, route).args, ...headers],
+    /** what the route costs in the rate limit: the SQL statements its operation may run, whatever the arguments */
+    statements: Math.max(1, declaredStatements(schema, document)),
+    locationOf: (argument: string): Location => (argument === IDEMPOTENCY_KEY_ARGUMENT ? 'header' : locationOf(route, argument)),
+    /** fetch-one routes: the ETag of an answer */
     tagger: entityTagger(route.field, document),
+    /** sofa's endpoint for the route: runs its operation */
     endpoint,
   };
 }
+
+type PreparedRoute = ReturnType<typeof prepare>;
 
 /** Starlette's answer to a body it cannot read. */
 const BODY_PARSE_ERROR = 'There was an error parsing the body';

@@ -1,14 +1,9 @@
 /**
- * Per-type coercion of one raw value, the way Pydantic v2 validates it in lax mode.
- *
- * Two sources of raw values, as in FastAPI:
- * - `text`: a query, path or header value — always a string;
- * - `json`: a value out of a parsed JSON body (Python's `json.loads` result, validated with
- *   `validate_python`), so numbers, booleans, null, arrays and objects can appear.
- *
- * The result is the GraphQL variable value for the argument (see `validate-arguments.ts`).
+ * Per-type coercion of one raw value, as Pydantic v2 validates it in lax mode, into the GraphQL
+ * variable value. Two sources, as in FastAPI: `text` (a query, path or header value, always a
+ * string) and `json` (a value of the parsed body, validated with `validate_python`: numbers,
+ * booleans, null, arrays and objects can appear).
  */
-
 import { type GraphQLEnumType, type GraphQLScalarType, isEnumType } from 'graphql';
 import { parseDateTimeLikePydantic } from '../../../shared/datetime';
 import { parseJsonLikePydantic } from './json-query';

@@ -62,6 +62,7 @@ export function pythonJsonLoads(text: string): { ok: true; value: unknown } | { 
 }
 
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
+const LITERALS = Object.entries({ null: null, true: true, false: false, NaN: Number.NaN, Infinity: Infinity, '-Infinity': -Infinity });
 const NUMBER = /^(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?/;
 
 class PythonJsonScanner {
@@ -100,12 +101,7 @@ class PythonJsonScanner {
       this.depth -= 1;
       return result;
     }
-    if (this.startsWith(index, 'null')) return [null, index + 4];
-    if (this.startsWith(index, 'true')) return [true, index + 4];
-    if (this.startsWith(index, 'false')) return [false, index + 5];
-    if (this.startsWith(index, 'NaN')) return [Number.NaN, index + 3];
-    if (this.startsWith(index, 'Infinity')) return [Infinity, index + 8];
-    if (this.startsWith(index, '-Infinity')) return [-Infinity, index + 9];
+    for (const [word, value] of LITERALS) if (this.startsWith(index, word)) return [value, index + word.length];
     const match = NUMBER.exec(s.slice(index, index + 1100).join(''));
     if (match === null) throw new DecodeError('Expecting value', index);
     return [Number(match[0]), index + match[0].length];

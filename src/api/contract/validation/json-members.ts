@@ -1,18 +1,13 @@
 /**
- * The other spellings client generators produce for a JSON query parameter, read as the same JSON
- * text or refused — never ignored.
- *
- * The document publishes a JSON filter as FastAPI does (a string whose content is JSON), so a
- * generated client sends `?state__contains={"folder_sold":{"status":true}}`. Some generators (orval,
- * Zodios) and hand-written clients send the OpenAPI `deepObject` spelling instead,
- * `?state__contains[folder_sold][status]=true`. FastAPI would ignore those parameters (unknown
- * names) and answer the unfiltered page: a silently wrong answer. Here the brackets build the same
- * JSON text, each member's value read as JSON when it is JSON text (`true`, `5`, `null`, `"5"`,
- * `[1,2]`, `{"a":1}`) and as a string otherwise (`Renault`): `[status]=true` is the boolean,
- * `[code]="123"` the string "123". Whatever the brackets cannot say without guessing (an array item
- * `[]`, an empty or unclosed bracket, a member given twice, a member that is also a parent, both
- * spellings at once) and the dotted spelling (`state__contains.folder_sold=...`) are a 422 that
- * names the JSON text spelling.
+ * The other spellings of a JSON query parameter, read as the same JSON text or refused, never
+ * ignored. The document publishes a JSON filter as FastAPI does (a string whose content is JSON),
+ * but some generators (orval, Zodios) and hand-written clients send the `deepObject` spelling,
+ * `?state__contains[folder_sold][status]=true`, which FastAPI would ignore (unknown names) and
+ * answer the unfiltered page: silently wrong. Here the brackets build the same JSON text, each
+ * member's value read as JSON when it is JSON text (`[status]=true` the boolean, `[code]="123"` the
+ * string "123") and as a string otherwise (`Renault`). What the brackets cannot say without guessing
+ * (`[]`, an empty or unclosed bracket, a member given twice or also a parent, both spellings at
+ * once) and the dotted spelling (`state__contains.folder_sold=...`) are a 422 naming the JSON text.
  */
 import { parseJsonLikePydantic } from './json-query';
 

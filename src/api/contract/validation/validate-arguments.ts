@@ -1,10 +1,9 @@
 /**
- * One validation layer for every REST route, driven by the GraphQL field's arguments.
- *
- * It does what FastAPI does before calling an endpoint (fastapi/dependencies/utils.py
- * `solve_dependencies`): path parameters, then query, then header, then the body; every
- * failure collected, none short-circuiting another. The result is either the GraphQL variables
- * (already coerced, to hand to `execute`) or the items of FastAPI's 422 `detail`.
+ * One validation layer for every REST route, driven by the GraphQL field's arguments. It does what
+ * FastAPI does before calling an endpoint (fastapi/dependencies/utils.py `solve_dependencies`): path
+ * parameters, then query, then header, then the body; every failure collected, none
+ * short-circuiting another. The result is either the GraphQL variables (already coerced, to hand to
+ * `execute`) or the items of FastAPI's 422 `detail`.
  */
 
 import {
@@ -70,8 +69,6 @@ export function validateArguments(input: ValidationInput): ValidationResult {
   return found.length > 0 ? { ok: false, errors: found } : { ok: true, variables };
 }
 
-// --- query / path / header ------------------------------------------------------------------
-
 function validateParameters(
   location: Exclude<Location, 'body'>,
   args: GraphQLArgument[],
@@ -80,7 +77,8 @@ function validateParameters(
   found: PydanticErrorItem[],
 ): void {
   for (const arg of args) {
-    const key = location === 'header' ? headerName(arg.name) : arg.name;
+    // FastAPI's header alias: underscores become hyphens (`convert_underscores=True`); HTTP names are case-insensitive.
+    const key = location === 'header' ? arg.name.replaceAll('_', '-').toLowerCase() : arg.name;
     let raw = rawParameter(location, key, input);
     const loc: LocSegment[] = [location, key];
     const nullable = getNullableType(arg.type);
@@ -114,13 +112,6 @@ function rawParameter(location: Exclude<Location, 'body'>, key: string, input: V
   if (!Object.prototype.hasOwnProperty.call(source, key)) return undefined;
   return source[key];
 }
-
-/** FastAPI's header alias: underscores become hyphens (`convert_underscores=True`); HTTP names are case-insensitive. */
-function headerName(argName: string): string {
-  return argName.replaceAll('_', '-').toLowerCase();
-}
-
-// --- body -------------------------------------------------------------------------------------
 
 /**
  * The body arguments form one Pydantic model, validated by FastAPI with
@@ -163,8 +154,6 @@ function coerceMembers<F extends GraphQLArgument | GraphQLInputField>(
   }
 }
 
-// --- one value of any input type -----------------------------------------------------------
-
 type ValueResult = { ok: true; value: unknown } | { ok: false; errors: PydanticErrorItem[] };
 
 function coerceValue(type: GraphQLInputType, raw: unknown, source: Source, loc: LocSegment[], rules: readonly InputRule[]): ValueResult {
@@ -206,8 +195,6 @@ function coerceValue(type: GraphQLInputType, raw: unknown, source: Source, loc: 
   if (outOfRange) return { ok: false, errors: [atLoc(loc, outOfRange)] };
   return { ok: true, value: checked.value };
 }
-
-// --- helpers -----------------------------------------------------------------------------------
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -15,7 +15,7 @@ import { restRouter } from '../../src/api/rest/rest-router';
 import { locationOf, REST_ROUTES, templateOf } from '../../src/api/rest/routes';
 import { createConcurrencyLimiter } from '../../src/platform/rate-limit/concurrency-limiter';
 import { createRateLimits } from '../../src/platform/rate-limit/rate-limiter';
-import { validateArguments } from '../../src/api/contract/validation';
+import { validateArguments } from '../../src/api/contract/validation/validate-arguments';
 import { rulesOf } from '../../src/shared/schema/input-rules';
 import { startTestServer, type TestServer } from '../support/server';
 import { validateWithSwaggerParser } from './swagger-parser-validate';

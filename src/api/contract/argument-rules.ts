@@ -33,9 +33,8 @@ const DEFAULT_PHONE_REGION: CountryCode = 'FR';
 const isAbsent = (value: unknown) => value === undefined || value === null;
 
 /**
- * One argument's value against its own rules. The value has its GraphQL type already (a number
- * for an Int, a string for a String…); the result is the value to use (normalized where a rule
- * says so, e.g. an e-mail address).
+ * One argument's value, already of its GraphQL type, against its own rules; the result is the value
+ * to use (normalized where a rule says so, e.g. an e-mail address).
  */
 export function checkFieldRules(rules: readonly InputRule[], value: unknown, raw: unknown = value): FieldCheck {
   if (isAbsent(value)) return { ok: true, value };
@@ -134,11 +133,10 @@ function invalidEmail(input: unknown, reason: string): LocatedLater {
 }
 
 /**
- * Rules that relate arguments, checked once every argument has passed its own (callers run them
- * only then, as Pydantic runs a model validator only after every field validated): a phone number's
- * region depends on the language, a send flag requires its contact field. `valid` names the
- * arguments whose values passed; `values` is updated with normalized values. `modelInput` is what
- * Pydantic reports as the input of a missing field (the whole body).
+ * Rules that relate arguments (a phone number's region depends on the language, a send flag requires
+ * its contact field), run by callers only once every argument has passed its own, as Pydantic runs a
+ * model validator. `valid` names the arguments whose values passed; `values` is updated with
+ * normalized values; `modelInput` is Pydantic's input of a missing field (the whole body).
  */
 export function checkCrossRules(
   args: readonly GraphQLArgument[],

@@ -1,11 +1,9 @@
 /**
- * Builders for the items of a FastAPI/Pydantic v2 422 body: `{"detail": [item, ...]}`.
- *
- * Every `type` and `msg` below is copied from pydantic-core's `src/errors/types.rs`
- * (`ErrorType::message_template_python`), and was checked against pydantic 2.13.4 /
- * pydantic-core 2.46.4 running `TypeAdapter(...).validate_python(...)` (see
- * test/rest/validation/fixtures/). The `ctx` keys are the ones `ValidationError.errors()`
- * emits for the error types that carry context.
+ * Builders for the items of a FastAPI/Pydantic v2 422 body: `{"detail": [item, ...]}`. Every `type`
+ * and `msg` is copied from pydantic-core's `src/errors/types.rs` (`ErrorType::message_template_python`),
+ * and was checked against pydantic 2.13.4 / pydantic-core 2.46.4 running
+ * `TypeAdapter(...).validate_python(...)` (test/rest/validation/fixtures/). The `ctx` keys are the
+ * ones `ValidationError.errors()` emits for the error types that carry context.
  */
 
 import { pyRepr } from '../../shared/email/python-unicode';

@@ -74,8 +74,7 @@ export function openApiParameterSchema(arg: GraphQLArgument, where: 'body' | 'pa
 export const NULL_SCHEMA: OpenApiSchema = { type: 'null' };
 
 function schemaOfType(type: GraphQLInputType, bounds: ArgumentBounds, allowNull = true): OpenApiSchema {
-  const nullable = getNullableType(type);
-  const schema = schemaOfNullableType(nullable, bounds);
+  const schema = schemaOfNullableType(getNullableType(type), bounds);
   // A JSON argument is any value, null included: nothing to add to an untyped schema.
   if (isNonNullType(type) || !allowNull || !Object.keys(schema).some((key) => key === 'type' || key === 'enum')) return schema;
   return { anyOf: [schema, NULL_SCHEMA] };

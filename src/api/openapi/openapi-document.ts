@@ -94,18 +94,10 @@ const ROUTE_EXTRAS: Record<string, { responses: Record<string, unknown>; paramet
 };
 
 /** Conditional requests and cursors (issue 26): the headers of the GET routes. */
-const CACHE_CONTROL_HEADER = {
-  'Cache-Control': { description: '`private, no-cache`: tenant data, never kept by a shared cache', schema: { type: 'string' } },
-};
-const ETAG_HEADER = {
-  ETag: {
-    description: 'strong entity tag of this answer, derived from the row version; send it back in If-None-Match',
-    schema: { type: 'string' },
-  },
-};
-const LINK_HEADER = {
-  Link: { description: 'the next page, `<...&cursor=...>; rel="next"` (RFC 8288); absent on the last page', schema: { type: 'string' } },
-};
+const textHeader = (name: string, description: string) => ({ [name]: { description, schema: { type: 'string' } } });
+const CACHE_CONTROL_HEADER = textHeader('Cache-Control', '`private, no-cache`: tenant data, never kept by a shared cache');
+const ETAG_HEADER = textHeader('ETag', 'strong entity tag of this answer, derived from the row version; send it back in If-None-Match');
+const LINK_HEADER = textHeader('Link', 'the next page, `<...&cursor=...>; rel="next"` (RFC 8288); absent on the last page');
 const IF_NONE_MATCH_PARAMETER = {
   name: 'If-None-Match',
   in: 'header',
@@ -272,11 +264,9 @@ class OutputSchemas {
 
   /** `selection`: the explicit sub-selection, or undefined for the type's REST selection. */
   schemaOf(type: GraphQLOutputType, selection: SelectionSetNode | undefined, where: string): OpenApiSchema {
-    const nullable = getNullableType(type);
-    const schema = this.schemaOfNullable(nullable, selection, where);
-    if (isNonNullType(type)) return schema;
-    if (Object.keys(schema).length === 0) return schema; // any JSON value, null included
-    return { anyOf: [schema, NULL_SCHEMA] };
+    const schema = this.schemaOfNullable(getNullableType(type), selection, where);
+    // An empty schema is any JSON value, null included.
+    return isNonNullType(type) || Object.keys(schema).length === 0 ? schema : { anyOf: [schema, NULL_SCHEMA] };
   }
 
   private schemaOfNullable(type: GraphQLOutputType, selection: SelectionSetNode | undefined, where: string): OpenApiSchema {

@@ -12,7 +12,9 @@ import { recordOrganization, requestLogger } from '../../platform/http/access-lo
 import { bodyTooLarge, closeIfBodyUnread, declaresBodyOver, isBodyTooLarge, withWireLimit } from '../../platform/http/unread-bodies';
 import { badRequest, invalidApiKey, invalidInput, methodNotAllowed, notAuthenticated, notFound, rateLimited } from '../../shared/errors';
 import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_PARAMETER } from '../contract/idempotency-key';
-import { parseJsonBody, validateArguments, type Location } from '../contract/validation';
+import type { Location } from '../contract/pydantic-errors';
+import { parseJsonBody } from '../contract/validation/json-body';
+import { validateArguments } from '../contract/validation/validate-arguments';
 import { decodeJsonBytes, isJsonContentType } from '../contract/validation/request-body';
 import { rootArgumentsCheckedBeforeExecution } from '../graphql/argument-validation';
 import { declaredStatements } from '../graphql/operation-cost';

@@ -3,7 +3,7 @@
  * route (its parameters, their types, defaults and constraints, the response shape) is read from
  * the schema.
  */
-import type { Location } from '../contract/validation';
+import type { Location } from '../contract/pydantic-errors';
 
 export interface RestRoute {
   /** `Query.reports` / `Mutation.createLead` */

@@ -1,4 +1,4 @@
-import { jsonDecodeError, parseJsonBody, pythonJsonLoads } from '../../../src/api/contract/validation';
+import { jsonDecodeError, parseJsonBody, pythonJsonLoads } from '../../../src/api/contract/validation/json-body';
 import { decodeJsonBytes } from '../../../src/api/contract/validation/request-body';
 import { createLead, errorsOf, variablesOf } from './helpers';
 

@@ -15,8 +15,6 @@ import { parseUuid } from './uuid';
 export type Source = 'text' | 'json';
 export type Coercion = { ok: true; value: unknown } | { ok: false; error: LocatedLater };
 
-export type LeafType = GraphQLScalarType | GraphQLEnumType;
-
 /** Scalar names as type-graphql / graphql-scalars register them. */
 export const SCALAR = {
   Int: 'Int',
@@ -31,7 +29,7 @@ export const SCALAR = {
 const ok = (value: unknown): Coercion => ({ ok: true, value });
 const fail = (error: LocatedLater): Coercion => ({ ok: false, error });
 
-export function coerceLeaf(type: LeafType, raw: unknown, source: Source): Coercion {
+export function coerceLeaf(type: GraphQLScalarType | GraphQLEnumType, raw: unknown, source: Source): Coercion {
   if (isEnumType(type)) return coerceEnum(type, raw);
   switch (type.name) {
     case SCALAR.Int:

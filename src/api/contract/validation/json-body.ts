@@ -1,14 +1,12 @@
 /**
  * Parsing a request body the way FastAPI does: Starlette's `request.json()` is Python's
- * `json.loads`, and a `json.JSONDecodeError` becomes (fastapi/routing.py):
- *   {"type": "json_invalid", "loc": ["body", e.pos], "msg": "JSON decode error",
- *    "input": {}, "ctx": {"error": e.msg}}
- * The scanner below reproduces CPython's `json` module (Modules/_json.c, Lib/json/decoder.py)
- * error messages and positions, checked against CPython 3.11. `e.pos` counts code points.
- * Python accepts NaN, Infinity and -Infinity; so does this parser.
- * (CPython 3.13 reports a trailing comma as "Illegal trailing comma before end of
- * object/array" at the comma; 3.11/3.12, reproduced here, say "Expecting value" /
- * "Expecting property name enclosed in double quotes" after it.)
+ * `json.loads`, and a `json.JSONDecodeError` becomes (fastapi/routing.py) `{"type": "json_invalid",
+ * "loc": ["body", e.pos], "msg": "JSON decode error", "input": {}, "ctx": {"error": e.msg}}`. The
+ * scanner reproduces CPython 3.11's `json` module (Modules/_json.c, Lib/json/decoder.py): its
+ * messages, its positions (`e.pos` counts code points), NaN, Infinity and -Infinity. (CPython 3.13
+ * reports a trailing comma as "Illegal trailing comma before end of object/array" at the comma;
+ * 3.11/3.12, reproduced here, say "Expecting value" / "Expecting property name enclosed in double
+ * quotes" after it.)
  */
 
 import { atLoc, type PydanticErrorItem } from '../pydantic-errors';

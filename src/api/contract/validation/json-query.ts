@@ -131,42 +131,21 @@ class JiterLikeParser {
 
   private parseArray(depthLeft: number): unknown[] {
     const items: unknown[] = [];
-    this.index += 1;
-    let next = this.eatWhitespace();
-    if (next === undefined) throw new JiterError('EofWhileParsingList', this.index);
-    if (next === 0x5d) {
-      this.index += 1;
-      return items;
-    }
+    let next = this.firstMember(0x5d, 'EofWhileParsingList');
     // jiter counts only non-empty containers, and reports the limit at the first element.
-    if (depthLeft === 0) throw new JiterError('RecursionLimitExceeded', this.index);
-    for (;;) {
+    if (next !== undefined && depthLeft === 0) throw new JiterError('RecursionLimitExceeded', this.index);
+    while (next !== undefined) {
       items.push(this.parseValue(next, depthLeft - 1));
-      const step = this.eatWhitespace();
-      if (step === undefined) throw new JiterError('EofWhileParsingList', this.index);
-      if (step === 0x5d) {
-        this.index += 1;
-        return items;
-      }
-      if (step !== 0x2c) throw new JiterError('ExpectedListCommaOrEnd', this.index);
-      this.index += 1;
-      next = this.eatWhitespace();
-      if (next === undefined) throw new JiterError('EofWhileParsingValue', this.index);
-      if (next === 0x5d) throw new JiterError('TrailingComma', this.index);
+      next = this.nextMember(0x5d, 'EofWhileParsingList', 'ExpectedListCommaOrEnd');
     }
+    return items;
   }
 
   private parseObject(depthLeft: number): Record<string, unknown> {
     const object: Record<string, unknown> = {};
-    this.index += 1;
-    let next = this.eatWhitespace();
-    if (next === undefined) throw new JiterError('EofWhileParsingObject', this.index);
-    if (next === 0x7d) {
-      this.index += 1;
-      return object;
-    }
-    if (next !== QUOTE) throw new JiterError('KeyMustBeAString', this.index);
-    for (;;) {
+    let next = this.firstMember(0x7d, 'EofWhileParsingObject');
+    while (next !== undefined) {
+      if (next !== QUOTE) throw new JiterError('KeyMustBeAString', this.index);
       const key = this.parseString();
       const colon = this.eatWhitespace();
       if (colon === undefined) throw new JiterError('EofWhileParsingObject', this.index);
@@ -177,19 +156,32 @@ class JiterLikeParser {
       if (depthLeft === 0) throw new JiterError('RecursionLimitExceeded', this.index);
       const value = this.parseValue(peek, depthLeft - 1);
       Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-      const step = this.eatWhitespace();
-      if (step === undefined) throw new JiterError('EofWhileParsingObject', this.index);
-      if (step === 0x7d) {
-        this.index += 1;
-        return object;
-      }
-      if (step !== 0x2c) throw new JiterError('ExpectedObjectCommaOrEnd', this.index);
-      this.index += 1;
-      next = this.eatWhitespace();
-      if (next === undefined) throw new JiterError('EofWhileParsingValue', this.index);
-      if (next === 0x7d) throw new JiterError('TrailingComma', this.index);
-      if (next !== QUOTE) throw new JiterError('KeyMustBeAString', this.index);
+      next = this.nextMember(0x7d, 'EofWhileParsingObject', 'ExpectedObjectCommaOrEnd');
     }
+    return object;
+  }
+
+  /** Past a container's opening byte: its first member's first byte, or undefined (past the end) when it is empty. */
+  private firstMember(close: number, eof: JsonErrorKind): number | undefined {
+    this.index += 1;
+    const next = this.eatWhitespace();
+    if (next === undefined) throw new JiterError(eof, this.index);
+    if (next !== close) return next;
+    this.index += 1;
+    return undefined;
+  }
+
+  /** After a member: the next member's first byte, or undefined (past the end) when the container ends. */
+  private nextMember(close: number, eof: JsonErrorKind, commaOrEnd: JsonErrorKind): number | undefined {
+    const step = this.eatWhitespace();
+    if (step === undefined) throw new JiterError(eof, this.index);
+    if (step !== close && step !== 0x2c) throw new JiterError(commaOrEnd, this.index);
+    this.index += 1;
+    if (step === close) return undefined;
+    const next = this.eatWhitespace();
+    if (next === undefined) throw new JiterError('EofWhileParsingValue', this.index);
+    if (next === close) throw new JiterError('TrailingComma', this.index);
+    return next;
   }
 
   /** parse.rs `consume_ident`: the bytes after the first must follow; mismatch vs EOF. */

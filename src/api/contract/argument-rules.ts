@@ -70,57 +70,47 @@ function boundFailure(rule: InputRule, value: unknown, raw: unknown): LocatedLat
 }
 
 function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCheck {
+  const pass: FieldCheck = { ok: true, value };
+  const refuse = (message: string): FieldCheck => ({ ok: false, error: errors.valueError(raw, message) });
   switch (rule.kind) {
     case 'email': {
-      if (typeof value !== 'string') return { ok: true, value };
+      if (typeof value !== 'string') return pass;
       const checked = validateEmailStr(value);
       return checked.ok ? { ok: true, value: checked.normalized } : { ok: false, error: invalidEmail(raw, checked.reason) };
     }
     case 'orderBy': {
       // An empty value names the empty field, as a FastAPI validator splitting on commas reads it (issue 24).
-      if (typeof value !== 'string') return { ok: true, value };
+      if (typeof value !== 'string') return pass;
       const { unknown } = parseOrderBy(value, rule.fields);
-      if (unknown.length === 0) return { ok: true, value };
-      const field = unknown[0]!.replace(/^-/, '');
-      return { ok: false, error: errors.valueError(raw, `unknown order_by field '${field}'; allowed: ${rule.fields.join(', ')}`) };
+      if (unknown.length === 0) return pass;
+      return refuse(`unknown order_by field '${unknown[0]!.replace(/^-/, '')}'; allowed: ${rule.fields.join(', ')}`);
     }
     case 'placeholders': {
-      if (typeof value !== 'string') return { ok: true, value };
+      if (typeof value !== 'string') return pass;
       const unknown = [...value.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]!).find((name) => !rule.allowed.includes(name));
-      if (unknown === undefined) return { ok: true, value };
       // The allowed placeholders are in the document (the field's description), not in each message.
-      return { ok: false, error: errors.valueError(raw, `unknown placeholder {${unknown}}`) };
+      return unknown === undefined ? pass : refuse(`unknown placeholder {${unknown}}`);
     }
     case 'searchTerms': {
-      if (typeof value !== 'string') return { ok: true, value };
+      if (typeof value !== 'string') return pass;
       const terms = value.split(/\s+/).filter(Boolean);
-      if (terms.length > rule.maxTerms) {
-        return { ok: false, error: errors.valueError(raw, `at most ${rule.maxTerms} search terms, got ${terms.length}`) };
-      }
-      const long = terms.find((term) => pyLength(term) > rule.maxTermLength);
-      if (long !== undefined) {
-        return { ok: false, error: errors.valueError(raw, `a search term has at most ${rule.maxTermLength} characters`) };
-      }
-      return { ok: true, value };
+      if (terms.length > rule.maxTerms) return refuse(`at most ${rule.maxTerms} search terms, got ${terms.length}`);
+      if (terms.some((term) => pyLength(term) > rule.maxTermLength))
+        return refuse(`a search term has at most ${rule.maxTermLength} characters`);
+      return pass;
     }
-    case 'pattern': {
-      if (typeof value !== 'string' || new RegExp(rule.pattern, 'u').test(value)) return { ok: true, value };
+    case 'pattern':
+      if (typeof value !== 'string' || new RegExp(rule.pattern, 'u').test(value)) return pass;
       return { ok: false, error: errors.stringPatternMismatch(raw, rule.pattern) };
-    }
-    case 'jsonObject': {
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ok: true, value };
-      return { ok: false, error: errors.valueError(raw, JSON_OBJECT_REQUIRED) };
-    }
+    case 'jsonObject':
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? pass : refuse(JSON_OBJECT_REQUIRED);
     case 'jsonSize': {
       // The text as sent (a query value), counted as the document's `maxLength` counts it; a GraphQL value's JSON text.
       const length = typeof raw === 'string' ? pyLength(raw) : JSON.stringify(value).length;
-      if (length > rule.maxLength) {
-        return { ok: false, error: errors.valueError(raw, `JSON value longer than ${rule.maxLength} characters`) };
-      }
-      return { ok: true, value };
+      return length > rule.maxLength ? refuse(`JSON value longer than ${rule.maxLength} characters`) : pass;
     }
     default:
-      return { ok: true, value };
+      return pass;
   }
 }
 

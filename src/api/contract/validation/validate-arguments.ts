@@ -76,10 +76,11 @@ function validateParameters(
   variables: Record<string, unknown>,
   found: PydanticErrorItem[],
 ): void {
+  const source = location === 'query' ? input.query : location === 'path' ? input.path : (input.headers ?? {});
   for (const arg of args) {
     // FastAPI's header alias: underscores become hyphens (`convert_underscores=True`); HTTP names are case-insensitive.
     const key = location === 'header' ? arg.name.replaceAll('_', '-').toLowerCase() : arg.name;
-    let raw = rawParameter(location, key, input);
+    let raw: unknown = Object.prototype.hasOwnProperty.call(source, key) ? source[key] : undefined;
     const loc: LocSegment[] = [location, key];
     const nullable = getNullableType(arg.type);
     if (location === 'query' && isScalarType(nullable) && nullable.name === SCALAR.JSON) {
@@ -91,26 +92,15 @@ function validateParameters(
       }
       if (members.kind === 'text') raw = members.text;
     }
-    const absent = raw === undefined || (isListType(nullable) && Array.isArray(raw) && raw.length === 0);
-    if (absent) {
+    if (raw === undefined || (isListType(nullable) && Array.isArray(raw) && raw.length === 0)) {
       if (arg.defaultValue !== undefined) variables[arg.name] = variableFromDefault(arg.defaultValue, arg.type);
       else if (isNonNullType(arg.type)) found.push(atLoc(loc, errors.missing(null)));
       continue;
     }
-    const result = coerceValue(arg.type, raw, 'text', loc, rulesFor(arg, input));
+    const result = coerceValue(arg.type, raw, 'text', loc, (input.rulesOf ?? declaredRules)(arg));
     if (result.ok) variables[arg.name] = result.value;
     else found.push(...result.errors);
   }
-}
-
-function rulesFor(arg: GraphQLArgument, input: ValidationInput): readonly InputRule[] {
-  return (input.rulesOf ?? declaredRules)(arg);
-}
-
-function rawParameter(location: Exclude<Location, 'body'>, key: string, input: ValidationInput): unknown {
-  const source = location === 'query' ? input.query : location === 'path' ? input.path : (input.headers ?? {});
-  if (!Object.prototype.hasOwnProperty.call(source, key)) return undefined;
-  return source[key];
 }
 
 /**
@@ -128,7 +118,7 @@ function validateBody(
   // error for the required body parameter, `input: None`.
   if (body === undefined || body === null) found.push(atLoc(['body'], errors.missing(null)));
   else if (!isPlainObject(body)) found.push(atLoc(['body'], errors.modelAttributesType(body)));
-  else coerceMembers(args, body, ['body'], (arg) => rulesFor(arg, input), variables, found);
+  else coerceMembers(args, body, ['body'], input.rulesOf ?? declaredRules, variables, found);
 }
 
 /** The members of a JSON object (the body model, an input object), each against its field. */

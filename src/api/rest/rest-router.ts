@@ -118,17 +118,14 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices, plans?:
         closeIfBodyUnread(req, res);
         return refusal ? sendRestError(res, refusal) : next(read.tooLarge);
       }
-      const bytes = read;
-      if (bytes.length > 0 && isJsonContentType(req.headers['content-type'])) {
-        const text = decodeJsonBytes(bytes);
+      if (read.length > 0 && isJsonContentType(req.headers['content-type'])) {
+        const text = decodeJsonBytes(read);
         if (text === undefined) return sendRestError(res, badRequest(BODY_PARSE_ERROR));
         const parsed = parseJsonBody(text);
         if (!parsed.ok && 'tooDeep' in parsed) return sendRestError(res, badRequest(BODY_PARSE_ERROR));
         if (!parsed.ok) return sendRestError(res, invalidInput([parsed.error]));
         body = parsed.value;
-      } else if (bytes.length > 0) {
-        body = bytes.toString('utf8');
-      }
+      } else if (read.length > 0) body = read.toString('utf8');
     }
     if (refusal || auth.status !== 'authenticated') return sendRestError(res, refusal ?? invalidApiKey());
     const { principal } = auth;

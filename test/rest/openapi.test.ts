@@ -10,12 +10,12 @@ import express from 'express';
 import { buildSchema, getNamedType, isNonNullType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { buildAppSchema } from '../../src/api/graphql/schema';
 import { rootFieldOf } from '../../src/api/rest/rest-documents';
-import { buildOpenApiDocument, openApiPathOf } from '../../src/api/openapi/openapi-document';
+import { buildOpenApiDocument } from '../../src/api/openapi/openapi-document';
 import { restRouter } from '../../src/api/rest/rest-router';
-import { locationOf, REST_ROUTES } from '../../src/api/rest/routes';
+import { locationOf, REST_ROUTES, templateOf } from '../../src/api/rest/routes';
 import { createConcurrencyLimiter } from '../../src/platform/rate-limit/concurrency-limiter';
 import { createRateLimits } from '../../src/platform/rate-limit/rate-limiter';
-import { validateArguments } from '../../src/api/contract/validation';
+import { validateArguments } from '../../src/api/contract/validation/validate-arguments';
 import { rulesOf } from '../../src/shared/schema/input-rules';
 import { startTestServer, type TestServer } from '../support/server';
 import { validateWithSwaggerParser } from './swagger-parser-validate';
@@ -102,7 +102,7 @@ describe('OpenAPI document of the real schema', () => {
   it.each(REST_ROUTES.map((route) => [route.field, route] as const))(
     '%s: every argument is documented where the REST layer reads it, with its type, default and constraints',
     (_name, route) => {
-      const op = operation(doc, route.method, openApiPathOf(route));
+      const op = operation(doc, route.method, templateOf(route));
       const field = rootFieldOf(schema, route);
       expect(field.args.length).toBeGreaterThan(0);
       for (const arg of field.args) {
@@ -190,7 +190,7 @@ describe('OpenAPI document of the real schema', () => {
 
   it('documents success and error responses per route', () => {
     for (const route of REST_ROUTES) {
-      const responses = operation(doc, route.method, openApiPathOf(route)).responses;
+      const responses = operation(doc, route.method, templateOf(route)).responses;
       // The HTTP layer's own answers (400 unreadable body, 408, 413, 414, 431, 503) on every route.
       const expected = [String(route.status), '400', '401', '408', '413', '414', '422', '429', '431', '503'];
       if (route.notFound) expected.push('404');
@@ -207,7 +207,7 @@ describe('OpenAPI document of the real schema', () => {
           route.field,
           ['Cache-Control', ...(conditional ? ['ETag'] : []), ...(paged ? ['Link'] : [])],
         ]);
-        const parameters = operation(doc, route.method, openApiPathOf(route)).parameters.map((p: { name: string }) => p.name);
+        const parameters = operation(doc, route.method, templateOf(route)).parameters.map((p: { name: string }) => p.name);
         expect([route.field, parameters.includes('If-None-Match'), parameters.includes('cursor')]).toEqual([
           route.field,
           conditional,

@@ -9,6 +9,7 @@ import type { GraphQLArgument } from 'graphql';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { InputErrorItem } from '../../shared/errors';
 import { validateEmailStr } from '../../shared/email/email-str';
+import { pyLength } from '../../shared/email/python-unicode';
 import { parseOrderBy } from '../../shared/order-by';
 import { rulesOf, type InputRule } from '../../shared/schema/input-rules';
 import * as errors from './pydantic-errors';
@@ -32,9 +33,8 @@ const DEFAULT_PHONE_REGION: CountryCode = 'FR';
 const isAbsent = (value: unknown) => value === undefined || value === null;
 
 /**
- * One argument's value against its own rules. The value has its GraphQL type already (a number
- * for an Int, a string for a String…); the result is the value to use (normalized where a rule
- * says so, e.g. an e-mail address).
+ * One argument's value, already of its GraphQL type, against its own rules; the result is the value
+ * to use (normalized where a rule says so, e.g. an e-mail address).
  */
 export function checkFieldRules(rules: readonly InputRule[], value: unknown, raw: unknown = value): FieldCheck {
   if (isAbsent(value)) return { ok: true, value };
@@ -63,64 +63,54 @@ function boundFailure(rule: InputRule, value: unknown, raw: unknown): LocatedLat
     if (rule.le !== undefined && !(value <= rule.le)) return errors.lessThanEqual(raw, rule.le);
     if (rule.ge !== undefined && !(value >= rule.ge)) return errors.greaterThanEqual(raw, rule.ge);
   }
-  if (rule.kind === 'length' && typeof value === 'string' && codePoints(value) > rule.max) {
+  if (rule.kind === 'length' && typeof value === 'string' && pyLength(value) > rule.max) {
     return errors.stringTooLong(raw, rule.max);
   }
   return null;
 }
 
 function validatorResult(rule: InputRule, value: unknown, raw: unknown): FieldCheck {
+  const pass: FieldCheck = { ok: true, value };
+  const refuse = (message: string): FieldCheck => ({ ok: false, error: errors.valueError(raw, message) });
   switch (rule.kind) {
     case 'email': {
-      if (typeof value !== 'string') return { ok: true, value };
+      if (typeof value !== 'string') return pass;
       const checked = validateEmailStr(value);
       return checked.ok ? { ok: true, value: checked.normalized } : { ok: false, error: invalidEmail(raw, checked.reason) };
     }
     case 'orderBy': {
       // An empty value names the empty field, as a FastAPI validator splitting on commas reads it (issue 24).
-      if (typeof value !== 'string') return { ok: true, value };
+      if (typeof value !== 'string') return pass;
       const { unknown } = parseOrderBy(value, rule.fields);
-      if (unknown.length === 0) return { ok: true, value };
-      const field = unknown[0]!.replace(/^-/, '');
-      return { ok: false, error: errors.valueError(raw, `unknown order_by field '${field}'; allowed: ${rule.fields.join(', ')}`) };
+      if (unknown.length === 0) return pass;
+      return refuse(`unknown order_by field '${unknown[0]!.replace(/^-/, '')}'; allowed: ${rule.fields.join(', ')}`);
     }
     case 'placeholders': {
-      if (typeof value !== 'string') return { ok: true, value };
+      if (typeof value !== 'string') return pass;
       const unknown = [...value.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]!).find((name) => !rule.allowed.includes(name));
-      if (unknown === undefined) return { ok: true, value };
       // The allowed placeholders are in the document (the field's description), not in each message.
-      return { ok: false, error: errors.valueError(raw, `unknown placeholder {${unknown}}`) };
+      return unknown === undefined ? pass : refuse(`unknown placeholder {${unknown}}`);
     }
     case 'searchTerms': {
-      if (typeof value !== 'string') return { ok: true, value };
+      if (typeof value !== 'string') return pass;
       const terms = value.split(/\s+/).filter(Boolean);
-      if (terms.length > rule.maxTerms) {
-        return { ok: false, error: errors.valueError(raw, `at most ${rule.maxTerms} search terms, got ${terms.length}`) };
-      }
-      const long = terms.find((term) => codePoints(term) > rule.maxTermLength);
-      if (long !== undefined) {
-        return { ok: false, error: errors.valueError(raw, `a search term has at most ${rule.maxTermLength} characters`) };
-      }
-      return { ok: true, value };
+      if (terms.length > rule.maxTerms) return refuse(`at most ${rule.maxTerms} search terms, got ${terms.length}`);
+      if (terms.some((term) => pyLength(term) > rule.maxTermLength))
+        return refuse(`a search term has at most ${rule.maxTermLength} characters`);
+      return pass;
     }
-    case 'pattern': {
-      if (typeof value !== 'string' || new RegExp(rule.pattern, 'u').test(value)) return { ok: true, value };
+    case 'pattern':
+      if (typeof value !== 'string' || new RegExp(rule.pattern, 'u').test(value)) return pass;
       return { ok: false, error: errors.stringPatternMismatch(raw, rule.pattern) };
-    }
-    case 'jsonObject': {
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ok: true, value };
-      return { ok: false, error: errors.valueError(raw, JSON_OBJECT_REQUIRED) };
-    }
+    case 'jsonObject':
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? pass : refuse(JSON_OBJECT_REQUIRED);
     case 'jsonSize': {
       // The text as sent (a query value), counted as the document's `maxLength` counts it; a GraphQL value's JSON text.
-      const length = typeof raw === 'string' ? codePoints(raw) : JSON.stringify(value).length;
-      if (length > rule.maxLength) {
-        return { ok: false, error: errors.valueError(raw, `JSON value longer than ${rule.maxLength} characters`) };
-      }
-      return { ok: true, value };
+      const length = typeof raw === 'string' ? pyLength(raw) : JSON.stringify(value).length;
+      return length > rule.maxLength ? refuse(`JSON value longer than ${rule.maxLength} characters`) : pass;
     }
     default:
-      return { ok: true, value };
+      return pass;
   }
 }
 
@@ -133,11 +123,10 @@ function invalidEmail(input: unknown, reason: string): LocatedLater {
 }
 
 /**
- * Rules that relate arguments, checked once every argument has passed its own (callers run them
- * only then, as Pydantic runs a model validator only after every field validated): a phone number's
- * region depends on the language, a send flag requires its contact field. `valid` names the
- * arguments whose values passed; `values` is updated with normalized values. `modelInput` is what
- * Pydantic reports as the input of a missing field (the whole body).
+ * Rules that relate arguments (a phone number's region depends on the language, a send flag requires
+ * its contact field), run by callers only once every argument has passed its own, as Pydantic runs a
+ * model validator. `valid` names the arguments whose values passed; `values` is updated with
+ * normalized values; `modelInput` is Pydantic's input of a missing field (the whole body).
  */
 export function checkCrossRules(
   args: readonly GraphQLArgument[],
@@ -168,18 +157,4 @@ export function checkCrossRules(
     }
   }
   return found;
-}
-
-/** Python's `len(str)`: code points, not UTF-16 units. */
-function codePoints(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i += 1;
-    }
-    count += 1;
-  }
-  return count;
 }

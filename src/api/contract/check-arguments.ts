@@ -10,24 +10,17 @@ import { checkCrossRules, checkFieldRules } from './argument-rules';
 import * as errors from './pydantic-errors';
 import { atLoc } from './pydantic-errors';
 
-const JSON_TEXT_MESSAGE = 'a JSON filter takes the JSON value itself (an object in the query or a variable), not its text';
-
-/**
- * A JSON filter given as a string over GraphQL is a client that serialized its object (REST's
- * habit): containment of a string never matches a document, so it is refused rather than
- * answered with an empty page.
- */
-function isJsonTextByMistake(arg: GraphQLArgument, value: unknown): boolean {
-  return typeof value === 'string' && getNamedType(arg.type).name === 'JSON';
-}
-
 export function checkArgumentValues(args: readonly GraphQLArgument[], values: Record<string, unknown>): InputErrorItem[] {
   const found: InputErrorItem[] = [];
   const passed = new Set<string>();
   for (const arg of args) {
     if (!(arg.name in values)) continue;
-    if (isJsonTextByMistake(arg, values[arg.name])) {
-      found.push(atLoc([arg.name], errors.valueError(values[arg.name], JSON_TEXT_MESSAGE)));
+    // A JSON filter given as a string over GraphQL is a client that serialized its object (REST's
+    // habit): containment of a string never matches a document, so it is refused rather than
+    // answered with an empty page.
+    if (typeof values[arg.name] === 'string' && getNamedType(arg.type).name === 'JSON') {
+      const message = 'a JSON filter takes the JSON value itself (an object in the query or a variable), not its text';
+      found.push(atLoc([arg.name], errors.valueError(values[arg.name], message)));
       continue;
     }
     const checked = checkFieldRules(rulesOf(arg), values[arg.name]);

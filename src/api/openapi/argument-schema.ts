@@ -14,18 +14,16 @@ import {
   isNonNullType,
 } from 'graphql';
 import { rulesOf, type InputRule } from '../../shared/schema/input-rules';
-import { restSpellingOfEnumValue, SCALAR } from '../contract/validation/coerce';
-import { GRAPHQL_INT_RANGE } from '../contract/validation/graphql-int-range';
+import { GRAPHQL_INT_RANGE, restSpellingOfEnumValue, SCALAR } from '../contract/validation/coerce';
 
 export type OpenApiSchema = Record<string, unknown>;
 
-/** The bounds an argument's rules set, as OpenAPI states them. */
+/** The bounds an argument's rules set, as OpenAPI states them (`pattern`: ECMA-262, unanchored, the whole text must match). */
 interface ArgumentBounds {
   ge?: number;
   le?: number;
   maxLength?: number;
   format?: string;
-  /** a regular expression the whole text must match (JSON Schema `pattern`, ECMA-262, unanchored) */
   pattern?: string;
 }
 
@@ -75,16 +73,15 @@ export function openApiParameterSchema(arg: GraphQLArgument, where: 'body' | 'pa
 /** JSON Schema 2020-12's null, as FastAPI publishes an optional value: `anyOf: [T, {type: 'null'}]`. */
 export const NULL_SCHEMA: OpenApiSchema = { type: 'null' };
 
-function schemaOfType(type: GraphQLInputType, constraints: ArgumentBounds | undefined, allowNull = true): OpenApiSchema {
-  const nullable = getNullableType(type);
-  const schema = schemaOfNullableType(nullable, constraints);
+function schemaOfType(type: GraphQLInputType, bounds: ArgumentBounds, allowNull = true): OpenApiSchema {
+  const schema = schemaOfNullableType(getNullableType(type), bounds);
   // A JSON argument is any value, null included: nothing to add to an untyped schema.
   if (isNonNullType(type) || !allowNull || !Object.keys(schema).some((key) => key === 'type' || key === 'enum')) return schema;
   return { anyOf: [schema, NULL_SCHEMA] };
 }
 
-function schemaOfNullableType(type: GraphQLInputType, constraints: ArgumentBounds | undefined): OpenApiSchema {
-  if (isListType(type)) return { type: 'array', items: schemaOfType(type.ofType, constraints) };
+function schemaOfNullableType(type: GraphQLInputType, bounds: ArgumentBounds): OpenApiSchema {
+  if (isListType(type)) return { type: 'array', items: schemaOfType(type.ofType, bounds) };
   if (isEnumType(type)) return { type: 'string', enum: type.getValues().map(restSpellingOfEnumValue) };
   if (isInputObjectType(type)) {
     const fields = Object.values(type.getFields());
@@ -95,7 +92,7 @@ function schemaOfNullableType(type: GraphQLInputType, constraints: ArgumentBound
       ...(required.length > 0 ? { required } : {}),
     };
   }
-  return scalarArgumentSchema(type, constraints);
+  return scalarArgumentSchema(type, bounds);
 }
 
 /** The OpenAPI schema of a GraphQL scalar, whichever way it travels (argument or response field). */
@@ -121,16 +118,16 @@ export function scalarTypeSchema(type: GraphQLScalarType): OpenApiSchema {
   }
 }
 
-/** An argument's scalar: the type plus its constraints, and how JSON travels in a query string. */
-function scalarArgumentSchema(type: GraphQLScalarType, constraints: ArgumentBounds | undefined): OpenApiSchema {
+/** An argument's scalar: the type plus its bounds, and how JSON travels in a query string. */
+function scalarArgumentSchema(type: GraphQLScalarType, bounds: ArgumentBounds): OpenApiSchema {
   const schema = scalarTypeSchema(type);
   switch (type.name) {
     case SCALAR.Int:
-      return withNumberBounds(schema, constraints, GRAPHQL_INT_RANGE);
+      return { ...schema, ...defined({ minimum: bounds.ge ?? GRAPHQL_INT_RANGE.ge, maximum: bounds.le ?? GRAPHQL_INT_RANGE.le }) };
     case SCALAR.Float:
-      return withNumberBounds(schema, constraints);
+      return { ...schema, ...defined({ minimum: bounds.ge, maximum: bounds.le }) };
     case SCALAR.String:
-      return withStringBounds(constraints?.format ? { ...schema, format: constraints.format } : schema, constraints);
+      return { ...schema, ...defined({ format: bounds.format, maxLength: bounds.maxLength, pattern: bounds.pattern }) };
     case SCALAR.JSON:
       return { ...schema, description: 'Any JSON value. In a query string: the URL-encoded JSON text.' };
     default:
@@ -138,23 +135,8 @@ function scalarArgumentSchema(type: GraphQLScalarType, constraints: ArgumentBoun
   }
 }
 
-function withNumberBounds(
-  schema: OpenApiSchema,
-  constraints: ArgumentBounds | undefined,
-  fallback?: { ge: number; le: number },
-): OpenApiSchema {
-  const minimum = constraints?.ge ?? fallback?.ge;
-  const maximum = constraints?.le ?? fallback?.le;
-  if (minimum !== undefined) schema.minimum = minimum;
-  if (maximum !== undefined) schema.maximum = maximum;
-  return schema;
-}
-
-function withStringBounds(schema: OpenApiSchema, constraints: ArgumentBounds | undefined): OpenApiSchema {
-  if (constraints?.maxLength !== undefined) schema.maxLength = constraints.maxLength;
-  if (constraints?.pattern !== undefined) schema.pattern = constraints.pattern;
-  return schema;
-}
+const defined = (schema: OpenApiSchema): OpenApiSchema =>
+  Object.fromEntries(Object.entries(schema).filter(([, value]) => value !== undefined));
 
 /** Defaults are documented in their REST spelling (enum values, not GraphQL names). */
 function defaultForDocument(value: unknown, type: GraphQLInputType): unknown {

@@ -1,9 +1,8 @@
 /**
  * The OpenAPI 3.1 document of the /public REST interface, generated from the sources the REST
  * layer itself runs on: REST_ROUTES, each root field's arguments (typed, defaulted and constrained
- * by `openApiParameterSchema` + ARGUMENT_CONSTRAINTS, placed by `locationOf`) and each route's
- * response selection (shared/schema/rest-visibility.ts). A new argument or output field therefore appears
- * here with no change to this file.
+ * by their rules in `openApiParameterSchema`, placed by `locationOf`) and each route's response
+ * selection (shared/schema/rest-visibility.ts): a new argument or output field appears here unasked.
  */
 import {
   getNamedType,
@@ -25,10 +24,11 @@ import {
 } from 'graphql';
 import { hasConditionalRequests } from '../rest/conditional-requests';
 import { rootFieldOf } from '../rest/rest-documents';
-import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, type RestRoute } from '../rest/routes';
+import { fieldNameOf, locationOf, REST_ROUTES, templateOf, type RestRoute } from '../rest/routes';
 import { NULL_SCHEMA, openApiParameterSchema, scalarTypeSchema, type OpenApiSchema } from './argument-schema';
 import { restSpellingOfEnumValue, SCALAR } from '../contract/validation/coerce';
 import { rulesOf } from '../../shared/schema/input-rules';
+import { IDEMPOTENCY_KEY_PARAMETER } from '../contract/idempotency-key';
 
 export const OPENAPI_TITLE = 'Vehicle Report Public API';
 export const OPENAPI_VERSION = '1.0.0';
@@ -86,7 +86,7 @@ const ROUTE_EXTRAS: Record<string, { responses: Record<string, unknown>; paramet
         name: 'Idempotency-Key',
         in: 'header',
         required: false,
-        description: 'the same key with the same body within 24 h returns the first response and creates nothing',
+        description: IDEMPOTENCY_KEY_PARAMETER.description,
         schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
       },
     ],
@@ -94,18 +94,10 @@ const ROUTE_EXTRAS: Record<string, { responses: Record<string, unknown>; paramet
 };
 
 /** Conditional requests and cursors (issue 26): the headers of the GET routes. */
-const CACHE_CONTROL_HEADER = {
-  'Cache-Control': { description: '`private, no-cache`: tenant data, never kept by a shared cache', schema: { type: 'string' } },
-};
-const ETAG_HEADER = {
-  ETag: {
-    description: 'strong entity tag of this answer, derived from the row version; send it back in If-None-Match',
-    schema: { type: 'string' },
-  },
-};
-const LINK_HEADER = {
-  Link: { description: 'the next page, `<...&cursor=...>; rel="next"` (RFC 8288); absent on the last page', schema: { type: 'string' } },
-};
+const textHeader = (name: string, description: string) => ({ [name]: { description, schema: { type: 'string' } } });
+const CACHE_CONTROL_HEADER = textHeader('Cache-Control', '`private, no-cache`: tenant data, never kept by a shared cache');
+const ETAG_HEADER = textHeader('ETag', 'strong entity tag of this answer, derived from the row version; send it back in If-None-Match');
+const LINK_HEADER = textHeader('Link', 'the next page, `<...&cursor=...>; rel="next"` (RFC 8288); absent on the last page');
 const IF_NONE_MATCH_PARAMETER = {
   name: 'If-None-Match',
   in: 'header',
@@ -133,17 +125,11 @@ const COMMON_ERROR_RESPONSES = {
   }),
 };
 
-/** `/reports/:report_id` → `/public/reports/{report_id}` */
-export function openApiPathOf(route: RestRoute): string {
-  return `${REST_BASE_PATH}${route.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-}
-
 export function buildOpenApiDocument(schema: GraphQLSchema): object {
   const components = new OutputSchemas();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of REST_ROUTES) {
-    paths[openApiPathOf(route)] ??= {};
-    paths[openApiPathOf(route)]![route.method.toLowerCase()] = operationOf(schema, route, components);
+    (paths[templateOf(route)] ??= {})[route.method.toLowerCase()] = operationOf(schema, route, components);
   }
   for (const name of Object.keys(ERROR_SCHEMAS)) {
     if (components.schemas[name]) throw new Error(`GraphQL type ${name} collides with an error schema of the OpenAPI document`);
@@ -210,7 +196,11 @@ function operationOf(schema: GraphQLSchema, route: RestRoute, components: Output
       ...(route.method === 'GET'
         ? { headers: { ...CACHE_CONTROL_HEADER, ...(conditional ? ETAG_HEADER : {}), ...(paged ? LINK_HEADER : {}) } }
         : {}),
-      content: jsonContent(responseSchemaOf(route, field, components)),
+      // Root fields always return the REST selection of their type (rest-documents.ts). A root field
+      // GraphQL may answer null (a missing report) is a 404 over REST, never a null body.
+      content: jsonContent(
+        components.schemaOf(new GraphQLNonNull(getNullableType(field.type)), undefined, `${route.method} ${route.path}`),
+      ),
     },
     ...(conditional
       ? {
@@ -248,12 +238,6 @@ function operationOf(schema: GraphQLSchema, route: RestRoute, components: Output
   };
 }
 
-function responseSchemaOf(route: RestRoute, field: GraphQLField<unknown, unknown>, components: OutputSchemas): OpenApiSchema {
-  // Root fields always return the REST selection of their type (rest-documents.ts). A root field
-  // GraphQL may answer null (a missing report) is a 404 over REST, never a null body.
-  return components.schemaOf(new GraphQLNonNull(getNullableType(field.type)), undefined, `${route.method} ${route.path}`);
-}
-
 function jsonQuerySchema(arg: GraphQLArgument): OpenApiSchema {
   const rules = rulesOf(arg);
   const size = rules.find((rule) => rule.kind === 'jsonSize');
@@ -280,11 +264,9 @@ class OutputSchemas {
 
   /** `selection`: the explicit sub-selection, or undefined for the type's REST selection. */
   schemaOf(type: GraphQLOutputType, selection: SelectionSetNode | undefined, where: string): OpenApiSchema {
-    const nullable = getNullableType(type);
-    const schema = this.schemaOfNullable(nullable, selection, where);
-    if (isNonNullType(type)) return schema;
-    if (Object.keys(schema).length === 0) return schema; // any JSON value, null included
-    return { anyOf: [schema, NULL_SCHEMA] };
+    const schema = this.schemaOfNullable(getNullableType(type), selection, where);
+    // An empty schema is any JSON value, null included.
+    return isNonNullType(type) || Object.keys(schema).length === 0 ? schema : { anyOf: [schema, NULL_SCHEMA] };
   }
 
   private schemaOfNullable(type: GraphQLOutputType, selection: SelectionSetNode | undefined, where: string): OpenApiSchema {
@@ -320,11 +302,8 @@ class OutputSchemas {
   }
 }
 
-interface ShownField {
-  field: GraphQLField<unknown, unknown>;
-  /** the field's own REST selection, when it has one */
-  selection?: SelectionSetNode;
-}
+/** A field shown, with its own REST selection when it has one. */
+type ShownField = { field: GraphQLField<unknown, unknown>; selection?: SelectionSetNode };
 
 /** The fields `restSelectionOf` selects: all but `rest: false`; a string is the field's selection. */
 function restFieldsOf(type: GraphQLObjectType): ShownField[] {
@@ -346,7 +325,4 @@ function selectedFields(type: GraphQLObjectType, selection: SelectionSetNode): S
   });
 }
 
-function selectionSetOf(selection: string): SelectionSetNode {
-  const operation = parse(`{ ${selection} }`).definitions[0] as OperationDefinitionNode;
-  return operation.selectionSet;
-}
+const selectionSetOf = (selection: string) => (parse(`{ ${selection} }`).definitions[0] as OperationDefinitionNode).selectionSet;

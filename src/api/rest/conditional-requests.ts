@@ -60,10 +60,7 @@ export function entityTagger(field: string, document: DocumentNode): EntityTagge
   };
 }
 
-/**
- * True when If-None-Match names this ETag (the answer is then 304). RFC 9110 §13.1.2: it compares weakly (a `W/` prefix is ignored); `*` matches any
- * current representation.
- */
+/** True when If-None-Match names this ETag (then 304). RFC 9110 §13.1.2: weak comparison (`W/` ignored); `*` matches any. */
 export function notModified(header: string | string[] | undefined, etag: string): boolean {
   if (header === undefined) return false;
   const values = (Array.isArray(header) ? header.join(',') : header).split(',').map((v) => v.trim());

@@ -34,17 +34,18 @@ export interface RestErrorAnswer {
 export type LocationOf = (argument: string) => Location;
 
 const inQuery: LocationOf = () => 'query';
+const JSON_CONTENT_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 
 /** The answer to `error` on a REST path. */
 export function restErrorAnswer(error: AppError, locationOf: LocationOf = inQuery): RestErrorAnswer {
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  const headers: Record<string, string> = { ...JSON_CONTENT_TYPE };
   if (error.details.credentialsMissing) headers['www-authenticate'] = error.details.challenge ?? 'APIKey';
   if (error.details.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.details.retryAfterSeconds);
   if (error.details.allow !== undefined) headers.allow = error.details.allow;
   if (error.details.closeConnection) headers.connection = 'close';
   if (error.code === 'BAD_USER_INPUT') {
     const items = (error.details.inputErrors ?? []).map((item) =>
-      typeof item.loc[0] === 'string' && !isLocation(item.loc[0]) ? { ...item, loc: [locationOf(item.loc[0]), ...item.loc] } : item,
+      typeof item.loc[0] === 'string' && !LOCATIONS.has(item.loc[0]) ? { ...item, loc: [locationOf(item.loc[0]), ...item.loc] } : item,
     );
     return { status: 422, headers, body: JSON.stringify({ detail: items }) };
   }
@@ -52,7 +53,6 @@ export function restErrorAnswer(error: AppError, locationOf: LocationOf = inQuer
 }
 
 const LOCATIONS = new Set<string>(['query', 'path', 'body', 'header']);
-const isLocation = (segment: string) => LOCATIONS.has(segment);
 
 /**
  * Writes `error`'s answer (headers set before, such as RateLimit's, stay). Written as it is: an
@@ -60,11 +60,16 @@ const isLocation = (segment: string) => LOCATIONS.has(segment);
  */
 export function sendRestError(res: Response, error: AppError, locationOf?: LocationOf): void {
   const answer = restErrorAnswer(error, locationOf);
+  sendJson(res, answer.status, answer.body, answer.headers);
+}
+
+/** A JSON answer, written as it is (headers set before stay). */
+export function sendJson(res: Response, status: number, body: string, headers: Record<string, string> = JSON_CONTENT_TYPE): void {
   res
-    .status(answer.status)
-    .set(answer.headers)
-    .set('content-length', String(Buffer.byteLength(answer.body)))
-    .end(answer.body);
+    .status(status)
+    .set(headers)
+    .set('content-length', String(Buffer.byteLength(body)))
+    .end(body);
 }
 
 /**

@@ -7,12 +7,14 @@
  * (sofa-endpoints.ts). Every refusal and failure is answered by rest-errors.ts.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { GraphQLArgument, GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { recordOrganization, requestLogger } from '../../platform/http/access-log';
 import { bodyTooLarge, closeIfBodyUnread, declaresBodyOver, isBodyTooLarge, withWireLimit } from '../../platform/http/unread-bodies';
 import { badRequest, invalidApiKey, invalidInput, methodNotAllowed, notAuthenticated, notFound, rateLimited } from '../../shared/errors';
 import { IDEMPOTENCY_KEY_ARGUMENT, IDEMPOTENCY_KEY_PARAMETER } from '../contract/idempotency-key';
-import { parseJsonBody, validateArguments, type Location } from '../contract/validation';
+import type { Location } from '../contract/pydantic-errors';
+import { parseJsonBody } from '../contract/validation/json-body';
+import { validateArguments } from '../contract/validation/validate-arguments';
 import { decodeJsonBytes, isJsonContentType } from '../contract/validation/request-body';
 import { rootArgumentsCheckedBeforeExecution } from '../graphql/argument-validation';
 import { declaredStatements } from '../graphql/operation-cost';
@@ -30,66 +32,44 @@ import {
   type ApiServices,
 } from '../request-context';
 import { matchRestRoute, restMatchOf } from '../request-route';
-import { entityTagger, notModified, type EntityTagger } from './conditional-requests';
-import { executeRoute, ExecutionFailed, sofaEndpoints, type SofaEndpoint } from './sofa-endpoints';
-import { restErrorOfFailure, sendRestError } from './rest-errors';
+import { entityTagger, notModified } from './conditional-requests';
+import { ExecutionFailed, sofaEndpoints, type SofaEndpoint } from './sofa-endpoints';
+import { restErrorOfFailure, sendJson, sendRestError } from './rest-errors';
 import { restDocumentFor, rootFieldOf } from './rest-documents';
 import { RawJson } from '../answer-plan/raw-json';
 import type { AnswerPlans } from '../answer-plan/answer-plans';
 import { fieldNameOf, locationOf, REST_BASE_PATH, REST_ROUTES, RestRouteTable, type RestRoute } from './routes';
 
-/** Everything about a route that does not change between requests, worked out once. */
-interface PreparedRoute {
-  route: RestRoute;
-  document: ReturnType<typeof restDocumentFor>;
-  /** the GraphQL arguments, plus the header parameters the route reads itself (Idempotency-Key) */
-  parameters: readonly GraphQLArgument[];
-  /** the SQL statements the route's operation may run: what it costs in the rate limit */
-  statements: number;
-  locationOf: (argument: string) => Location;
-  /** fetch-one routes: the ETag of an answer, read before it is built */
-  tagger?: EntityTagger;
-  /** sofa's endpoint for the route: runs its operation */
-  endpoint: SofaEndpoint;
-}
-
 /** Starlette's redirect_slashes answer (JSON, like every answer; express's res.redirect is text/plain). */
 const TEMPORARY_REDIRECT = JSON.stringify({ detail: 'Temporary Redirect' });
 
-/** A JSON answer that is not an error (errors go through rest-errors.ts), written as it is. */
-function sendJson(res: Response, status: number, body: string): void {
-  res
-    .status(status)
-    .set('content-type', 'application/json; charset=utf-8')
-    .set('content-length', String(Buffer.byteLength(body)))
-    .end(body);
-}
-
-function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint): PreparedRoute {
+/** Everything about a route that does not change between requests, worked out once. */
+function prepare(schema: GraphQLSchema, route: RestRoute, endpoint: SofaEndpoint) {
   // Its root field's arguments are validated here, before execution: the GraphQL pass skips them.
   const document = rootArgumentsCheckedBeforeExecution(restDocumentFor(schema, route));
-  const operation = document.definitions[0]!;
-  if (operation.kind !== 'OperationDefinition') throw new Error(`REST route ${route.path}: no operation`);
-  // Statements do not depend on argument values: price the document once.
-  const statements = Math.max(1, declaredStatements(schema, document));
-  const args = rootFieldOf(schema, route).args;
   const headers = route.field === 'Mutation.createLead' ? [IDEMPOTENCY_KEY_PARAMETER] : [];
   return {
     route,
     document,
-    parameters: [...args, ...headers],
-    statements,
-    locationOf: (argument) => (argument === IDEMPOTENCY_KEY_ARGUMENT ? 'header' : locationOf(route, argument)),
+    /** the GraphQL arguments, plus the header parameters the route reads itself (Idempotency-Key) */
+    parameters: [...rootFieldOf(schema, route).args, ...headers],
+    /** what the route costs in the rate limit: the SQL statements its operation may run, whatever the arguments */
+    statements: Math.max(1, declaredStatements(schema, document)),
+    locationOf: (argument: string): Location => (argument === IDEMPOTENCY_KEY_ARGUMENT ? 'header' : locationOf(route, argument)),
+    /** fetch-one routes: the ETag of an answer */
     tagger: entityTagger(route.field, document),
+    /** sofa's endpoint for the route: runs its operation */
     endpoint,
   };
 }
+
+type PreparedRoute = ReturnType<typeof prepare>;
 
 /** Starlette's answer to a body it cannot read. */
 const BODY_PARSE_ERROR = 'There was an error parsing the body';
 
 export function restRouter(schema: GraphQLSchema, services: ApiServices, plans?: AnswerPlans): express.Router {
-  const endpoints = sofaEndpoints(schema, (execution) => executeRoute(schema, execution, plans));
+  const endpoints = sofaEndpoints(schema, plans);
   const prepared = new Map(REST_ROUTES.map((route) => [route, prepare(schema, route, endpoints.get(route)!)]));
   const readBody = bodyReader();
   const table = new RestRouteTable();
@@ -138,17 +118,14 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices, plans?:
         closeIfBodyUnread(req, res);
         return refusal ? sendRestError(res, refusal) : next(read.tooLarge);
       }
-      const bytes = read;
-      if (bytes.length > 0 && isJsonContentType(req.headers['content-type'])) {
-        const text = decodeJsonBytes(bytes);
+      if (read.length > 0 && isJsonContentType(req.headers['content-type'])) {
+        const text = decodeJsonBytes(read);
         if (text === undefined) return sendRestError(res, badRequest(BODY_PARSE_ERROR));
         const parsed = parseJsonBody(text);
         if (!parsed.ok && 'tooDeep' in parsed) return sendRestError(res, badRequest(BODY_PARSE_ERROR));
         if (!parsed.ok) return sendRestError(res, invalidInput([parsed.error]));
         body = parsed.value;
-      } else if (bytes.length > 0) {
-        body = bytes.toString('utf8');
-      }
+      } else if (read.length > 0) body = read.toString('utf8');
     }
     if (refusal || auth.status !== 'authenticated') return sendRestError(res, refusal ?? invalidApiKey());
     const { principal } = auth;

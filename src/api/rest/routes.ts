@@ -3,7 +3,7 @@
  * route (its parameters, their types, defaults and constraints, the response shape) is read from
  * the schema.
  */
-import type { Location } from '../contract/validation';
+import type { Location } from '../contract/pydantic-errors';
 
 export interface RestRoute {
   /** `Query.reports` / `Mutation.createLead` */
@@ -82,11 +82,11 @@ export function templateOf(route: RestRoute): string {
  * log and the metrics all read that one match.
  */
 export class RestRouteTable {
-  private readonly templates: readonly { route: RestRoute; segments: string[]; template: string }[];
-
-  constructor(routes: readonly RestRoute[] = REST_ROUTES) {
-    this.templates = routes.map((route) => ({ route, segments: `${REST_BASE_PATH}${route.path}`.split('/'), template: templateOf(route) }));
-  }
+  private readonly templates = REST_ROUTES.map((route) => ({
+    route,
+    segments: `${REST_BASE_PATH}${route.path}`.split('/'),
+    template: templateOf(route),
+  }));
 
   match(method: string, path: string): RouteMatch {
     const candidates = this.candidates(path);

@@ -1,16 +1,12 @@
 /**
- * sofa-api turns the schema's operations into the spec's REST endpoints: `createSofa` and
- * `createSofaRouter` derive, once at start-up, one endpoint per configured root field (its method,
- * path and response status, and a handler that runs the field's operation and answers its data).
- * Each request then calls its endpoint's sofa handler directly, with the route already matched
- * (api/request-route.ts) and its arguments already validated (rest-router.ts): sofa's Fetch
- * router and its Node adapter are not in the path, so no `Request` is built from the socket's
- * request, nor a `Response` streamed back to it.
- *
- * Sofa reads parameters itself with GraphQL's coercions; the contract's are FastAPI's (one pass,
- * Pydantic's messages), so sofa's handler is given a request with nothing to read, and its
- * `execute` hook runs the route's own document (the spec's response shape, rest-documents.ts)
- * with the validated variables.
+ * sofa-api derives, once at start-up, one endpoint per spec route (`createSofa` + `createSofaRouter`:
+ * its method, path, status, and a handler that runs the field's operation and answers its data).
+ * Each request calls its endpoint's handler directly, the route already matched
+ * (api/request-route.ts) and its arguments validated (rest-router.ts): no Fetch `Request` is built
+ * from the socket's request, nor a `Response` streamed back to it. Sofa would read parameters with
+ * GraphQL's coercions, the contract's are FastAPI's: its handler is given a request with nothing to
+ * read, and its `execute` hook runs the route's own document (rest-documents.ts) with the validated
+ * variables.
  */
 import {
   execute,
@@ -39,12 +35,6 @@ export interface RestExecution {
   onResult?: (result: ExecutionResult) => void;
 }
 
-/** The route's answer: its status and JSON body. */
-export interface EndpointAnswer {
-  status: number;
-  body: string;
-}
-
 /** The errors of an executed operation: sofa's error hook passes them on to the front layer's one error writer. */
 export class ExecutionFailed extends Error {
   constructor(readonly errors: readonly unknown[]) {
@@ -52,15 +42,11 @@ export class ExecutionFailed extends Error {
   }
 }
 
-export type SofaEndpoint = (execution: RestExecution) => Promise<EndpointAnswer>;
+/** The route's answer: its status and JSON body. */
+export type SofaEndpoint = (execution: RestExecution) => Promise<{ status: number; body: string }>;
 
 /** The request sofa's handler reads: no query string, no body, no path parameters (all validated before). */
-interface NothingToRead {
-  url: string;
-  params: Record<string, string>;
-  body: null;
-}
-
+type NothingToRead = { url: string; params: Record<string, string>; body: null };
 type SofaHandler = (request: NothingToRead, serverContext: { execution: RestExecution }) => Promise<Response>;
 
 type SofaOptions = Parameters<typeof createSofa>[0];
@@ -77,15 +63,12 @@ export function createRoutesSofa(schema: GraphQLSchema, hooks: Pick<SofaOptions,
   return createSofa(Object.assign(options, { models: typesWithFieldArguments(schema) }));
 }
 
-/** Sofa's endpoint for each of the spec's routes, each running its operation with `run`. */
-export function sofaEndpoints(
-  schema: GraphQLSchema,
-  run: (execution: RestExecution) => Promise<ExecutionResult>,
-): Map<RestRoute, SofaEndpoint> {
+/** Sofa's endpoint for each of the spec's routes, each running its operation with `executeRoute`. */
+export function sofaEndpoints(schema: GraphQLSchema, plans?: AnswerPlans): Map<RestRoute, SofaEndpoint> {
   const sofa = createRoutesSofa(schema, {
     context: ({ execution }: { execution: RestExecution }) => execution,
     execute: (async ({ contextValue }: { contextValue: RestExecution }) => {
-      const result = await run(contextValue);
+      const result = await executeRoute(schema, contextValue, plans);
       contextValue.onResult?.(result);
       return result;
     }) as unknown as typeof execute,
@@ -114,11 +97,9 @@ export function sofaEndpoints(
 
 /**
  * Sofa derives for each route an operation selecting its field's whole type, with a variable for
- * every argument met on the way (229 for a report: the users and reports of its dealership…),
- * and reads every one of them from each request (a query-string parse apiece): ~25 µs of a
- * fetch-one's CPU. The routes run their own documents (rest-documents.ts), so sofa's selection
- * serves only that reading. Sofa selects nothing but the `id` of a nested "model" (its `models`,
- * otherwise guessed from the root fields): naming as models the types whose fields take
+ * every argument met on the way (229 for a report), and reads each one from every request: ~25 µs
+ * of a fetch-one's CPU, for a selection the routes never run (they run their own documents). Sofa
+ * selects only the `id` of a nested "model": naming as models the types whose fields take
  * arguments leaves the root field's own arguments as the only variables.
  */
 export function typesWithFieldArguments(schema: GraphQLSchema): string[] {
@@ -137,7 +118,7 @@ const routePlans = new WeakMap<DocumentNode, OperationPlan | undefined>();
  * PostgreSQL), the typed path for what the plan hands over and for the other routes. The route's
  * arguments were validated before (rest-router.ts).
  */
-export async function executeRoute(schema: GraphQLSchema, execution: RestExecution, plans?: AnswerPlans): Promise<ExecutionResult> {
+async function executeRoute(schema: GraphQLSchema, execution: RestExecution, plans?: AnswerPlans): Promise<ExecutionResult> {
   const { document, variables, context } = execution;
   const operation = document.definitions[0] as OperationDefinitionNode;
   if (plans && !routePlans.has(document)) routePlans.set(document, plans.plan(document, operation, variables));

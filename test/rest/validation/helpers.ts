@@ -1,5 +1,6 @@
 import { buildSchema, type GraphQLArgument, type GraphQLSchema } from 'graphql';
-import { type Location, validateArguments, type ValidationResult } from '../../../src/api/contract/validation';
+import type { Location } from '../../../src/api/contract/pydantic-errors';
+import { validateArguments, type ValidationResult } from '../../../src/api/contract/validation/validate-arguments';
 import { INPUT_RULES_EXTENSION, type InputRule } from '../../../src/shared/schema/input-rules';
 
 /** A throwaway schema shaped like the real one (graphql-scalars names: UUID, DateTimeISO, JSON). */

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema } from 'graphql';
-import { pythonJsonLoads, validateArguments } from '../../../src/api/contract/validation';
+import { pythonJsonLoads } from '../../../src/api/contract/validation/json-body';
+import { validateArguments } from '../../../src/api/contract/validation/validate-arguments';
 import { fieldArgs } from './helpers';
 
 interface OracleCase {

@@ -1,4 +1,4 @@
-import { validateArguments } from '../../../src/api/contract/validation';
+import { validateArguments } from '../../../src/api/contract/validation/validate-arguments';
 import { errorsOf, fieldArgs, listReports, schema, SDL, variablesOf } from './helpers';
 
 const TOKEN = 'a8098c1a-f86e-11da-bd1a-00112444be1e';

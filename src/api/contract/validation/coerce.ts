@@ -1,14 +1,9 @@
 /**
- * Per-type coercion of one raw value, the way Pydantic v2 validates it in lax mode.
- *
- * Two sources of raw values, as in FastAPI:
- * - `text`: a query, path or header value — always a string;
- * - `json`: a value out of a parsed JSON body (Python's `json.loads` result, validated with
- *   `validate_python`), so numbers, booleans, null, arrays and objects can appear.
- *
- * The result is the GraphQL variable value for the argument (see `validate-arguments.ts`).
+ * Per-type coercion of one raw value, as Pydantic v2 validates it in lax mode, into the GraphQL
+ * variable value. Two sources, as in FastAPI: `text` (a query, path or header value, always a
+ * string) and `json` (a value of the parsed body, validated with `validate_python`: numbers,
+ * booleans, null, arrays and objects can appear).
  */
-
 import { type GraphQLEnumType, type GraphQLScalarType, isEnumType } from 'graphql';
 import { parseDateTimeLikePydantic } from '../../../shared/datetime';
 import { parseJsonLikePydantic } from './json-query';
@@ -19,8 +14,6 @@ import { parseUuid } from './uuid';
 
 export type Source = 'text' | 'json';
 export type Coercion = { ok: true; value: unknown } | { ok: false; error: LocatedLater };
-
-export type LeafType = GraphQLScalarType | GraphQLEnumType;
 
 /** Scalar names as type-graphql / graphql-scalars register them. */
 export const SCALAR = {
@@ -36,7 +29,7 @@ export const SCALAR = {
 const ok = (value: unknown): Coercion => ({ ok: true, value });
 const fail = (error: LocatedLater): Coercion => ({ ok: false, error });
 
-export function coerceLeaf(type: LeafType, raw: unknown, source: Source): Coercion {
+export function coerceLeaf(type: GraphQLScalarType | GraphQLEnumType, raw: unknown, source: Source): Coercion {
   if (isEnumType(type)) return coerceEnum(type, raw);
   switch (type.name) {
     case SCALAR.Int:
@@ -75,18 +68,25 @@ function coerceInt(raw: unknown): Coercion {
   return fail(errors.intType(raw));
 }
 
+/**
+ * Python ints are unbounded, a GraphQL Int is 32-bit (graphql-js `GRAPHQL_MAX_INT` / `GRAPHQL_MIN_INT`):
+ * a value Pydantic would accept but graphql-js would refuse is reported with Pydantic's own bound
+ * errors (a deliberate difference from the FastAPI service, which has no such limit), instead of
+ * failing later.
+ */
+export const GRAPHQL_INT_RANGE = { ge: -2147483648, le: 2147483647 } as const;
+
+export function checkGraphQLIntRange(value: number, raw: unknown): LocatedLater | null {
+  if (value > GRAPHQL_INT_RANGE.le) return errors.lessThanEqual(raw, GRAPHQL_INT_RANGE.le);
+  if (value < GRAPHQL_INT_RANGE.ge) return errors.greaterThanEqual(raw, GRAPHQL_INT_RANGE.ge);
+  return null;
+}
+
 function coerceFloat(raw: unknown): Coercion {
-  let value: number | null;
-  if (typeof raw === 'string') {
-    value = parseFloatLikePydantic(raw);
-    if (value === null) return fail(errors.floatParsing(raw));
-  } else if (typeof raw === 'number') {
-    value = raw;
-  } else if (typeof raw === 'boolean') {
-    value = raw ? 1 : 0;
-  } else {
-    return fail(errors.floatType(raw));
-  }
+  const value =
+    typeof raw === 'string' ? parseFloatLikePydantic(raw) : typeof raw === 'number' || typeof raw === 'boolean' ? Number(raw) : undefined;
+  if (value === undefined) return fail(errors.floatType(raw));
+  if (value === null) return fail(errors.floatParsing(raw));
   // Pydantic accepts inf/nan; a GraphQL Float cannot carry them, so they are refused with
   // the error Pydantic gives when `allow_inf_nan=False`.
   if (!Number.isFinite(value)) return fail(errors.finiteNumber(raw));

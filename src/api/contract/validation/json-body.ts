@@ -1,14 +1,12 @@
 /**
  * Parsing a request body the way FastAPI does: Starlette's `request.json()` is Python's
- * `json.loads`, and a `json.JSONDecodeError` becomes (fastapi/routing.py):
- *   {"type": "json_invalid", "loc": ["body", e.pos], "msg": "JSON decode error",
- *    "input": {}, "ctx": {"error": e.msg}}
- * The scanner below reproduces CPython's `json` module (Modules/_json.c, Lib/json/decoder.py)
- * error messages and positions, checked against CPython 3.11. `e.pos` counts code points.
- * Python accepts NaN, Infinity and -Infinity; so does this parser.
- * (CPython 3.13 reports a trailing comma as "Illegal trailing comma before end of
- * object/array" at the comma; 3.11/3.12, reproduced here, say "Expecting value" /
- * "Expecting property name enclosed in double quotes" after it.)
+ * `json.loads`, and a `json.JSONDecodeError` becomes (fastapi/routing.py) `{"type": "json_invalid",
+ * "loc": ["body", e.pos], "msg": "JSON decode error", "input": {}, "ctx": {"error": e.msg}}`. The
+ * scanner reproduces CPython 3.11's `json` module (Modules/_json.c, Lib/json/decoder.py): its
+ * messages, its positions (`e.pos` counts code points), NaN, Infinity and -Infinity. (CPython 3.13
+ * reports a trailing comma as "Illegal trailing comma before end of object/array" at the comma;
+ * 3.11/3.12, reproduced here, say "Expecting value" / "Expecting property name enclosed in double
+ * quotes" after it.)
  */
 
 import { atLoc, type PydanticErrorItem } from '../pydantic-errors';
@@ -24,12 +22,6 @@ export const MAX_JSON_BODY_NESTING = 1000;
 
 class NestingTooDeep extends Error {}
 
-export interface PythonJsonDecodeError {
-  /** index in code points, like Python's `JSONDecodeError.pos` */
-  pos: number;
-  msg: string;
-}
-
 class DecodeError extends Error {
   constructor(
     readonly msg: string,
@@ -41,46 +33,26 @@ class DecodeError extends Error {
 
 /** Parses a JSON body; on failure returns FastAPI's `json_invalid` item. */
 export function parseJsonBody(text: string): JsonBodyParse {
-  let result: ReturnType<typeof pythonJsonLoads>;
   try {
-    result = pythonJsonLoads(text);
+    const result = pythonJsonLoads(text);
+    return result.ok ? result : { ok: false, error: jsonDecodeError(result.error.pos, result.error.msg) };
   } catch (error) {
     if (error instanceof NestingTooDeep) return { ok: false, tooDeep: true };
     throw error;
   }
-  if (result.ok) return result;
-  return { ok: false, error: jsonDecodeError(result.error.pos, result.error.msg) };
 }
 
-/**
- * FastAPI's item for a malformed JSON body.
- * - `jsonDecodeError(text)`: finds Python's position and reason in the body text;
- * - `jsonDecodeError(pos, reason)`: builds the item from a known position and reason.
- */
-export function jsonDecodeError(text: string): PydanticErrorItem;
-export function jsonDecodeError(position: number, reason: string): PydanticErrorItem;
-export function jsonDecodeError(first: string | number, reason?: string): PydanticErrorItem {
-  let pos: number;
-  let msg: string;
-  if (typeof first === 'number') {
-    pos = first;
-    msg = reason ?? 'Expecting value';
-  } else {
-    const result = pythonJsonLoads(first);
-    if (result.ok) throw new Error('jsonDecodeError: the text is valid JSON');
-    ({ pos, msg } = result.error);
-  }
+/** FastAPI's item for a malformed JSON body, from Python's position and reason. */
+export function jsonDecodeError(pos: number, msg: string): PydanticErrorItem {
   return atLoc(['body', pos], { type: 'json_invalid', msg: 'JSON decode error', input: {}, ctx: { error: msg } });
 }
 
 /** Python's `json.loads`; nesting beyond MAX_JSON_BODY_NESTING throws (see `parseJsonBody`). */
-export function pythonJsonLoads(text: string): { ok: true; value: unknown } | { ok: false; error: PythonJsonDecodeError } {
+export function pythonJsonLoads(text: string): { ok: true; value: unknown } | { ok: false; error: { pos: number; msg: string } } {
   const chars = Array.from(text); // code points, so positions match Python's
   try {
     if (chars[0] === '\ufeff') throw new DecodeError('Unexpected UTF-8 BOM (decode using utf-8-sig)', 0);
-    const scanner = new PythonJsonScanner(chars);
-    const value = scanner.decode();
-    return { ok: true, value };
+    return { ok: true, value: new PythonJsonScanner(chars).decode() };
   } catch (error) {
     if (!(error instanceof DecodeError)) throw error;
     return { ok: false, error: { pos: error.pos, msg: error.msg } };
@@ -88,6 +60,7 @@ export function pythonJsonLoads(text: string): { ok: true; value: unknown } | { 
 }
 
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
+const LITERALS = Object.entries({ null: null, true: true, false: false, NaN: Number.NaN, Infinity: Infinity, '-Infinity': -Infinity });
 const NUMBER = /^(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?/;
 
 class PythonJsonScanner {
@@ -126,12 +99,7 @@ class PythonJsonScanner {
       this.depth -= 1;
       return result;
     }
-    if (this.startsWith(index, 'null')) return [null, index + 4];
-    if (this.startsWith(index, 'true')) return [true, index + 4];
-    if (this.startsWith(index, 'false')) return [false, index + 5];
-    if (this.startsWith(index, 'NaN')) return [Number.NaN, index + 3];
-    if (this.startsWith(index, 'Infinity')) return [Infinity, index + 8];
-    if (this.startsWith(index, '-Infinity')) return [-Infinity, index + 9];
+    for (const [word, value] of LITERALS) if (this.startsWith(index, word)) return [value, index + word.length];
     const match = NUMBER.exec(s.slice(index, index + 1100).join(''));
     if (match === null) throw new DecodeError('Expecting value', index);
     return [Number(match[0]), index + match[0].length];
@@ -232,7 +200,8 @@ class PythonJsonScanner {
   }
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = {
+/** JSON's one-character escapes, after the backslash. */
+export const SIMPLE_ESCAPES: Record<string, string> = {
   '"': '"',
   '\\': '\\',
   '/': '/',

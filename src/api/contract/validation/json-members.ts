@@ -1,18 +1,13 @@
 /**
- * The other spellings client generators produce for a JSON query parameter, read as the same JSON
- * text or refused — never ignored.
- *
- * The document publishes a JSON filter as FastAPI does (a string whose content is JSON), so a
- * generated client sends `?state__contains={"folder_sold":{"status":true}}`. Some generators (orval,
- * Zodios) and hand-written clients send the OpenAPI `deepObject` spelling instead,
- * `?state__contains[folder_sold][status]=true`. FastAPI would ignore those parameters (unknown
- * names) and answer the unfiltered page: a silently wrong answer. Here the brackets build the same
- * JSON text, each member's value read as JSON when it is JSON text (`true`, `5`, `null`, `"5"`,
- * `[1,2]`, `{"a":1}`) and as a string otherwise (`Renault`): `[status]=true` is the boolean,
- * `[code]="123"` the string "123". Whatever the brackets cannot say without guessing (an array item
- * `[]`, an empty or unclosed bracket, a member given twice, a member that is also a parent, both
- * spellings at once) and the dotted spelling (`state__contains.folder_sold=...`) are a 422 that
- * names the JSON text spelling.
+ * The other spellings of a JSON query parameter, read as the same JSON text or refused, never
+ * ignored. The document publishes a JSON filter as FastAPI does (a string whose content is JSON),
+ * but some generators (orval, Zodios) and hand-written clients send the `deepObject` spelling,
+ * `?state__contains[folder_sold][status]=true`, which FastAPI would ignore (unknown names) and
+ * answer the unfiltered page: silently wrong. Here the brackets build the same JSON text, each
+ * member's value read as JSON when it is JSON text (`[status]=true` the boolean, `[code]="123"` the
+ * string "123") and as a string otherwise (`Renault`). What the brackets cannot say without guessing
+ * (`[]`, an empty or unclosed bracket, a member given twice or also a parent, both spellings at
+ * once) and the dotted spelling (`state__contains.folder_sold=...`) are a 422 naming the JSON text.
  */
 import { parseJsonLikePydantic } from './json-query';
 
@@ -27,41 +22,29 @@ type Tree = Map<string, Tree | string>;
 
 /** The deepObject members of the JSON query parameter `name` in `query`, as one JSON text. */
 export function readJsonMembers(name: string, query: Record<string, string | string[] | undefined>): JsonMembersRead {
-  const members: [string, string | string[] | undefined][] = [];
-  for (const key of Object.keys(query)) {
-    if (key.length > name.length && key.startsWith(name) && (key[name.length] === '[' || key[name.length] === '.')) {
-      members.push([key, query[key]]);
-    }
-  }
+  const members = Object.keys(query).filter((key) => key.length > name.length && key.startsWith(name) && '[.'.includes(key[name.length]!));
   if (members.length === 0) return { kind: 'none' };
   const refuse = (why: string, input: unknown): JsonMembersRead => ({
     kind: 'refused',
     message: `${why}; send the filter as JSON text, e.g. ${name}={"folder_sold":{"status":true}} (URL-encoded), or as ${name}[folder_sold][status]=true`,
     input,
   });
-  if (Object.prototype.hasOwnProperty.call(query, name)) return refuse(`both ${name} and ${members[0]![0]} given`, query[name]);
+  if (Object.prototype.hasOwnProperty.call(query, name)) return refuse(`both ${name} and ${members[0]} given`, query[name]);
   const tree: Tree = new Map();
-  for (const [key, value] of members) {
+  for (const key of members) {
+    const value = query[key];
     const path = bracketPath(key.slice(name.length));
     if (!path) return refuse(`cannot read the parameter ${key}`, value);
     if (Array.isArray(value)) return refuse(`${key} given ${value.length} times`, value);
     let node = tree;
-    for (const [i, segment] of path.entries()) {
-      const last = i === path.length - 1;
-      const existing = node.get(segment);
-      if (last) {
-        if (existing !== undefined) return refuse(`${key} given twice or also used as an object`, value);
-        node.set(segment, value ?? '');
-      } else if (existing === undefined) {
-        const child: Tree = new Map();
-        node.set(segment, child);
-        node = child;
-      } else if (typeof existing === 'string') {
-        return refuse(`${key} given twice or also used as an object`, value);
-      } else {
-        node = existing;
-      }
+    for (const segment of path.slice(0, -1)) {
+      const child = node.get(segment) ?? new Map();
+      if (typeof child === 'string') return refuse(`${key} given twice or also used as an object`, value);
+      node.set(segment, child);
+      node = child;
     }
+    if (node.has(path.at(-1)!)) return refuse(`${key} given twice or also used as an object`, value);
+    node.set(path.at(-1)!, value ?? '');
   }
   return { kind: 'text', text: treeText(tree) };
 }

@@ -9,6 +9,8 @@
  * pydantic (NaN, Infinity, -Infinity are accepted).
  */
 
+import { SIMPLE_ESCAPES } from './json-body';
+
 export type JsonTextParse = { ok: true; value: unknown } | { ok: false; reason: string };
 
 const MESSAGES = {
@@ -49,10 +51,8 @@ const RECURSION_LIMIT = 200;
 
 export function parseJsonLikePydantic(text: string): JsonTextParse {
   const data = Buffer.from(text, 'utf8');
-  const parser = new JiterLikeParser(data);
   try {
-    const value = parser.parseDocument();
-    return { ok: true, value };
+    return { ok: true, value: new JiterLikeParser(data).parseDocument() };
   } catch (error) {
     if (!(error instanceof JiterError)) throw error;
     return { ok: false, reason: `${MESSAGES[error.kind]} at ${linePosition(data, error.index)}` };
@@ -131,42 +131,21 @@ class JiterLikeParser {
 
   private parseArray(depthLeft: number): unknown[] {
     const items: unknown[] = [];
-    this.index += 1;
-    let next = this.eatWhitespace();
-    if (next === undefined) throw new JiterError('EofWhileParsingList', this.index);
-    if (next === 0x5d) {
-      this.index += 1;
-      return items;
-    }
+    let next = this.firstMember(0x5d, 'EofWhileParsingList');
     // jiter counts only non-empty containers, and reports the limit at the first element.
-    if (depthLeft === 0) throw new JiterError('RecursionLimitExceeded', this.index);
-    for (;;) {
+    if (next !== undefined && depthLeft === 0) throw new JiterError('RecursionLimitExceeded', this.index);
+    while (next !== undefined) {
       items.push(this.parseValue(next, depthLeft - 1));
-      const step = this.eatWhitespace();
-      if (step === undefined) throw new JiterError('EofWhileParsingList', this.index);
-      if (step === 0x5d) {
-        this.index += 1;
-        return items;
-      }
-      if (step !== 0x2c) throw new JiterError('ExpectedListCommaOrEnd', this.index);
-      this.index += 1;
-      next = this.eatWhitespace();
-      if (next === undefined) throw new JiterError('EofWhileParsingValue', this.index);
-      if (next === 0x5d) throw new JiterError('TrailingComma', this.index);
+      next = this.nextMember(0x5d, 'EofWhileParsingList', 'ExpectedListCommaOrEnd');
     }
+    return items;
   }
 
   private parseObject(depthLeft: number): Record<string, unknown> {
     const object: Record<string, unknown> = {};
-    this.index += 1;
-    let next = this.eatWhitespace();
-    if (next === undefined) throw new JiterError('EofWhileParsingObject', this.index);
-    if (next === 0x7d) {
-      this.index += 1;
-      return object;
-    }
-    if (next !== QUOTE) throw new JiterError('KeyMustBeAString', this.index);
-    for (;;) {
+    let next = this.firstMember(0x7d, 'EofWhileParsingObject');
+    while (next !== undefined) {
+      if (next !== QUOTE) throw new JiterError('KeyMustBeAString', this.index);
       const key = this.parseString();
       const colon = this.eatWhitespace();
       if (colon === undefined) throw new JiterError('EofWhileParsingObject', this.index);
@@ -177,19 +156,32 @@ class JiterLikeParser {
       if (depthLeft === 0) throw new JiterError('RecursionLimitExceeded', this.index);
       const value = this.parseValue(peek, depthLeft - 1);
       Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-      const step = this.eatWhitespace();
-      if (step === undefined) throw new JiterError('EofWhileParsingObject', this.index);
-      if (step === 0x7d) {
-        this.index += 1;
-        return object;
-      }
-      if (step !== 0x2c) throw new JiterError('ExpectedObjectCommaOrEnd', this.index);
-      this.index += 1;
-      next = this.eatWhitespace();
-      if (next === undefined) throw new JiterError('EofWhileParsingValue', this.index);
-      if (next === 0x7d) throw new JiterError('TrailingComma', this.index);
-      if (next !== QUOTE) throw new JiterError('KeyMustBeAString', this.index);
+      next = this.nextMember(0x7d, 'EofWhileParsingObject', 'ExpectedObjectCommaOrEnd');
     }
+    return object;
+  }
+
+  /** Past a container's opening byte: its first member's first byte, or undefined (past the end) when it is empty. */
+  private firstMember(close: number, eof: JsonErrorKind): number | undefined {
+    this.index += 1;
+    const next = this.eatWhitespace();
+    if (next === undefined) throw new JiterError(eof, this.index);
+    if (next !== close) return next;
+    this.index += 1;
+    return undefined;
+  }
+
+  /** After a member: the next member's first byte, or undefined (past the end) when the container ends. */
+  private nextMember(close: number, eof: JsonErrorKind, commaOrEnd: JsonErrorKind): number | undefined {
+    const step = this.eatWhitespace();
+    if (step === undefined) throw new JiterError(eof, this.index);
+    if (step !== close && step !== 0x2c) throw new JiterError(commaOrEnd, this.index);
+    this.index += 1;
+    if (step === close) return undefined;
+    const next = this.eatWhitespace();
+    if (next === undefined) throw new JiterError('EofWhileParsingValue', this.index);
+    if (next === close) throw new JiterError('TrailingComma', this.index);
+    return next;
   }
 
   /** parse.rs `consume_ident`: the bytes after the first must follow; mismatch vs EOF. */
@@ -242,20 +234,18 @@ class JiterLikeParser {
   }
 
   private consumeDecimal(from: number): number {
-    let index = from;
-    const first = this.data[index];
-    if (first === undefined) throw new JiterError('EofWhileParsingValue', index);
-    if (!isDigit(first)) throw new JiterError('InvalidNumber', index);
-    index += 1;
-    while (isDigit(this.data[index])) index += 1;
-    if (this.data[index] === 0x65 || this.data[index] === 0x45) return this.consumeExponent(index + 1);
-    return index;
+    const index = this.consumeDigits(from);
+    return this.data[index] === 0x65 || this.data[index] === 0x45 ? this.consumeExponent(index + 1) : index;
   }
 
   private consumeExponent(from: number): number {
+    const sign = this.data[from];
+    return this.consumeDigits(sign === 0x2b || sign === 0x2d ? from + 1 : from);
+  }
+
+  /** One digit or more: none at all is EOF or an invalid number. */
+  private consumeDigits(from: number): number {
     let index = from;
-    const sign = this.data[index];
-    if (sign === 0x2b || sign === 0x2d) index += 1;
     const first = this.data[index];
     if (first === undefined) throw new JiterError('EofWhileParsingValue', index);
     if (!isDigit(first)) throw new JiterError('InvalidNumber', index);
@@ -287,7 +277,7 @@ class JiterLikeParser {
       index += 1;
       const escape = data[index];
       if (escape === undefined) throw new JiterError('EofWhileParsingString', index);
-      const simple = SIMPLE_ESCAPES[escape];
+      const simple = SIMPLE_ESCAPES[String.fromCharCode(escape)];
       if (simple !== undefined) {
         parts.push(simple);
       } else if (escape === 0x75) {
@@ -328,37 +318,14 @@ class JiterLikeParser {
     let index = uIndex;
     for (let i = 0; i < 4; i++) {
       index += 1;
-      const digit = hexValue(this.data[index]!);
-      if (digit < 0) throw new JiterError('InvalidEscape', index);
+      const digit = parseInt(String.fromCharCode(this.data[index]!), 16);
+      if (Number.isNaN(digit)) throw new JiterError('InvalidEscape', index);
       value = value * 16 + digit;
     }
     return [value, index];
   }
-
-  /** Input came from a JS string, so its bytes are valid UTF-8; nothing to report. */
-  private checkedUtf8(text: string, _index: number): string {
-    return text;
-  }
 }
-
-const SIMPLE_ESCAPES: Record<number, string> = {
-  0x22: '"',
-  0x5c: '\\',
-  0x2f: '/',
-  0x62: '\b',
-  0x66: '\f',
-  0x6e: '\n',
-  0x72: '\r',
-  0x74: '\t',
-};
 
 function isDigit(byte: number | undefined): boolean {
   return byte !== undefined && byte >= 0x30 && byte <= 0x39;
-}
-
-function hexValue(byte: number): number {
-  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
-  if (byte >= 0x61 && byte <= 0x66) return byte - 0x61 + 10;
-  if (byte >= 0x41 && byte <= 0x46) return byte - 0x41 + 10;
-  return -1;
 }

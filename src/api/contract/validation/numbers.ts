@@ -101,17 +101,11 @@ export function parseFloatLikePydantic(text: string): number | null {
   return stripped === null ? null : rustParseFloat(stripped);
 }
 
-/** Port of pydantic-core `str_as_bool` (no trimming: " true" is refused). */
-export function parseBoolLikePydantic(text: string): boolean | null {
-  if (text === '0') return false;
-  if (text === '1') return true;
-  const lower = asciiLower(text);
-  if (lower === 'f' || lower === 'n' || lower === 'no' || lower === 'off' || lower === 'false') return false;
-  if (lower === 't' || lower === 'y' || lower === 'on' || lower === 'yes' || lower === 'true') return true;
-  return null;
-}
+const FALSE_WORDS = new Set(['0', 'f', 'n', 'no', 'off', 'false']);
+const TRUE_WORDS = new Set(['1', 't', 'y', 'on', 'yes', 'true']);
 
-/** `eq_ignore_ascii_case` folds ASCII letters only. */
-function asciiLower(text: string): string {
-  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+/** Port of pydantic-core `str_as_bool` (no trimming: " true" is refused; `eq_ignore_ascii_case` folds ASCII letters only). */
+export function parseBoolLikePydantic(text: string): boolean | null {
+  const lower = text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  return FALSE_WORDS.has(lower) ? false : TRUE_WORDS.has(lower) ? true : null;
 }

@@ -15,29 +15,14 @@ export function isJsonContentType(header: string | undefined): boolean {
   return main === 'application' && (sub === 'json' || sub.endsWith('+json'));
 }
 
-type Encoding = 'utf-8' | 'utf-8-sig' | 'utf-16' | 'utf-16-be' | 'utf-16-le' | 'utf-32' | 'utf-32-be' | 'utf-32-le';
-
-/** Python's `json.detect_encoding`. */
-function detectEncoding(b: Uint8Array): Encoding {
-  const startsWith = (...bytes: number[]) => bytes.every((byte, i) => b[i] === byte);
-  if (startsWith(0x00, 0x00, 0xfe, 0xff) || startsWith(0xff, 0xfe, 0x00, 0x00)) return 'utf-32';
-  if (startsWith(0xfe, 0xff) || startsWith(0xff, 0xfe)) return 'utf-16';
-  if (startsWith(0xef, 0xbb, 0xbf)) return 'utf-8-sig';
-  if (b.length >= 4) {
-    if (!b[0]) return b[1] ? 'utf-16-be' : 'utf-32-be';
-    if (!b[1]) return b[2] || b[3] ? 'utf-16-le' : 'utf-32-le';
-  } else if (b.length === 2) {
-    if (!b[0]) return 'utf-16-be';
-    if (!b[1]) return 'utf-16-le';
-  }
-  return 'utf-8';
-}
-
-function decodeUtf32(b: Uint8Array, littleEndian: boolean): string {
-  if (b.length % 4 !== 0) throw new RangeError('truncated UTF-32');
+/** UTF-16 and UTF-32 with `surrogatepass`: every unit as it is, paired or not; a truncated unit does not decode. */
+function decodeUnits(b: Uint8Array, width: 2 | 4, littleEndian: boolean): string {
+  if (b.length % width !== 0) throw new RangeError(`truncated UTF-${width * 8}`);
   const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   let text = '';
-  for (let i = 0; i < b.length; i += 4) text += String.fromCodePoint(view.getUint32(i, littleEndian));
+  for (let i = 0; i < b.length; i += width) {
+    text += width === 2 ? String.fromCharCode(view.getUint16(i, littleEndian)) : String.fromCodePoint(view.getUint32(i, littleEndian));
+  }
   return text;
 }
 
@@ -57,36 +42,21 @@ function decodeUtf8(b: Uint8Array): string {
   return text + decode('utf-8', b.subarray(start));
 }
 
-/** UTF-16 with `surrogatepass`: every code unit as it is, paired or not; an odd byte count does not decode. */
-function decodeUtf16(b: Uint8Array, littleEndian: boolean): string {
-  if (b.length % 2 !== 0) throw new RangeError('truncated UTF-16');
-  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const units: string[] = [];
-  for (let i = 0; i < b.length; i += 2) units.push(String.fromCharCode(view.getUint16(i, littleEndian)));
-  return units.join('');
-}
-
-/** The text of a JSON body, or undefined when its bytes do not decode. */
-export function decodeJsonBytes(bytes: Uint8Array): string | undefined {
+/** The text of a JSON body, or undefined when its bytes do not decode; the encoding is Python's `json.detect_encoding`. */
+export function decodeJsonBytes(b: Uint8Array): string | undefined {
+  const startsWith = (...bytes: number[]) => bytes.every((byte, i) => b[i] === byte);
   try {
-    switch (detectEncoding(bytes)) {
-      case 'utf-8-sig':
-        return decodeUtf8(bytes.subarray(3));
-      case 'utf-16':
-        return decodeUtf16(bytes.subarray(2), bytes[0] === 0xff);
-      case 'utf-16-be':
-        return decodeUtf16(bytes, false);
-      case 'utf-16-le':
-        return decodeUtf16(bytes, true);
-      case 'utf-32':
-        return decodeUtf32(bytes.subarray(4), bytes[0] === 0xff);
-      case 'utf-32-be':
-        return decodeUtf32(bytes, false);
-      case 'utf-32-le':
-        return decodeUtf32(bytes, true);
-      default:
-        return decodeUtf8(bytes);
+    if (startsWith(0x00, 0x00, 0xfe, 0xff) || startsWith(0xff, 0xfe, 0x00, 0x00)) return decodeUnits(b.subarray(4), 4, b[0] === 0xff);
+    if (startsWith(0xfe, 0xff) || startsWith(0xff, 0xfe)) return decodeUnits(b.subarray(2), 2, b[0] === 0xff);
+    if (startsWith(0xef, 0xbb, 0xbf)) return decodeUtf8(b.subarray(3));
+    if (b.length >= 4) {
+      if (!b[0]) return b[1] ? decodeUnits(b, 2, false) : decodeUnits(b, 4, false);
+      if (!b[1]) return b[2] || b[3] ? decodeUnits(b, 2, true) : decodeUnits(b, 4, true);
+    } else if (b.length === 2) {
+      if (!b[0]) return decodeUnits(b, 2, false);
+      if (!b[1]) return decodeUnits(b, 2, true);
     }
+    return decodeUtf8(b);
   } catch {
     return undefined;
   }

@@ -8,31 +8,16 @@
 export type UuidParse = { ok: true; value: string } | { ok: false; reason: string };
 
 const HEX = /^[0-9a-fA-F]$/;
-const SIMPLE = /^[0-9a-fA-F]{32}$/;
-const HYPHENATED = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const HYPHENATED = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+/** The simple, hyphenated, `{braced}` and `urn:uuid:` forms. */
+const ACCEPTED = new RegExp(`^(?:[0-9a-fA-F]{32}|${HYPHENATED}|\\{${HYPHENATED}\\}|urn:uuid:${HYPHENATED})$`);
 const URN_PREFIX = 'urn:uuid:';
 
-/** Accepts the simple, hyphenated, `{braced}` and `urn:uuid:` forms; returns the canonical lower-case form. */
+/** Accepts the forms of ACCEPTED; returns the canonical lower-case form. */
 export function parseUuid(input: string): UuidParse {
-  const core = acceptedCore(input);
-  if (core !== null) {
-    const hex = core.replaceAll('-', '').toLowerCase();
-    const value = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-    return { ok: true, value };
-  }
-  return { ok: false, reason: describeInvalidUuid(input) };
-}
-
-function acceptedCore(input: string): string | null {
-  if (SIMPLE.test(input)) return input;
-  if (HYPHENATED.test(input)) return input;
-  if (input.length === 38 && input.startsWith('{') && input.endsWith('}') && HYPHENATED.test(input.slice(1, -1))) {
-    return input.slice(1, -1);
-  }
-  if (input.length === 45 && input.startsWith(URN_PREFIX) && HYPHENATED.test(input.slice(URN_PREFIX.length))) {
-    return input.slice(URN_PREFIX.length);
-  }
-  return null;
+  if (!ACCEPTED.test(input)) return { ok: false, reason: describeInvalidUuid(input) };
+  const hex = input.replace(/^urn:uuid:|[{}-]/g, '').toLowerCase();
+  return { ok: true, value: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` };
 }
 
 const GROUP_STARTS = [0, 9, 14, 19, 24] as const;
@@ -40,22 +25,11 @@ const GROUP_LENGTHS = [8, 4, 4, 4, 12] as const;
 
 /** Port of `InvalidUuid::into_err` + Display. Indices are 1-based UTF-8 byte offsets. */
 function describeInvalidUuid(input: string): string {
-  let body: string;
-  let offset: number;
-  let simple: boolean;
-  if (input.length >= 2 && input.startsWith('{') && input.endsWith('}')) {
-    body = input.slice(1, -1);
-    offset = 1;
-    simple = false;
-  } else if (input.startsWith(URN_PREFIX)) {
-    body = input.slice(URN_PREFIX.length);
-    offset = URN_PREFIX.length;
-    simple = false;
-  } else {
-    body = input;
-    offset = 0;
-    simple = true;
-  }
+  const braced = input.length >= 2 && input.startsWith('{') && input.endsWith('}');
+  const urn = !braced && input.startsWith(URN_PREFIX);
+  const offset = braced ? 1 : urn ? URN_PREFIX.length : 0;
+  const body = braced ? input.slice(1, -1) : input.slice(offset);
+  const simple = !braced && !urn;
 
   let hyphenCount = 0;
   const groupBounds = [0, 0, 0, 0];

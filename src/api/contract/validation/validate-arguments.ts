@@ -1,14 +1,14 @@
 /**
- * One validation layer for every REST route, driven by the GraphQL field's arguments.
- *
- * It does what FastAPI does before calling an endpoint (fastapi/dependencies/utils.py
- * `solve_dependencies`): path parameters, then query, then header, then the body; every
- * failure collected, none short-circuiting another. The result is either the GraphQL variables
- * (already coerced, to hand to `execute`) or the items of FastAPI's 422 `detail`.
+ * One validation layer for every REST route, driven by the GraphQL field's arguments. It does what
+ * FastAPI does before calling an endpoint (fastapi/dependencies/utils.py `solve_dependencies`): path
+ * parameters, then query, then header, then the body; every failure collected, none
+ * short-circuiting another. The result is either the GraphQL variables (already coerced, to hand to
+ * `execute`) or the items of FastAPI's 422 `detail`.
  */
 
 import {
   type GraphQLArgument,
+  type GraphQLInputField,
   type GraphQLInputType,
   getNullableType,
   isEnumType,
@@ -22,9 +22,8 @@ import { rulesOf as declaredRules, type InputRule } from '../../../shared/schema
 import { checkCrossRules, checkFieldRules } from '../argument-rules';
 import * as errors from '../pydantic-errors';
 import { atLoc, type Location, type LocSegment, type PydanticErrorItem } from '../pydantic-errors';
-import { coerceLeaf, SCALAR, type Source } from './coerce';
+import { checkGraphQLIntRange, coerceLeaf, SCALAR, type Source } from './coerce';
 import { readJsonMembers } from './json-members';
-import { checkGraphQLIntRange } from './graphql-int-range';
 
 export interface ValidationInput {
   /** the GraphQL field's arguments (graphql-js `field.args`) */
@@ -62,22 +61,13 @@ export function validateArguments(input: ValidationInput): ValidationResult {
   // Rules between arguments, like a Pydantic model validator (mode 'after'): only once every
   // argument has passed its own checks; a field error hides them.
   if (found.length > 0) return { ok: false, errors: found };
-  const failed = new Set(found.map((item) => argumentOf(item, input)));
-  const passed = new Set(input.args.map((arg) => arg.name).filter((name) => !failed.has(name) && name in variables));
+  const passed = new Set(input.args.map((arg) => arg.name).filter((name) => name in variables));
   const modelInput = isPlainObject(input.body) ? input.body : undefined;
   for (const item of checkCrossRules(input.args, variables, passed, modelInput)) {
     found.push({ ...item, loc: [input.locationOf(String(item.loc[0])), ...item.loc] });
   }
   return found.length > 0 ? { ok: false, errors: found } : { ok: true, variables };
 }
-
-/** The argument an item is about: `loc` is `[location, name, ...]`, or `['body']` for the whole body. */
-function argumentOf(item: PydanticErrorItem, input: ValidationInput): string {
-  const name = item.loc[1];
-  return typeof name === 'string' && input.args.some((arg) => arg.name === name) ? name : '';
-}
-
-// --- query / path / header ------------------------------------------------------------------
 
 function validateParameters(
   location: Exclude<Location, 'body'>,
@@ -86,9 +76,11 @@ function validateParameters(
   variables: Record<string, unknown>,
   found: PydanticErrorItem[],
 ): void {
+  const source = location === 'query' ? input.query : location === 'path' ? input.path : (input.headers ?? {});
   for (const arg of args) {
-    const key = location === 'header' ? headerName(arg.name) : arg.name;
-    let raw = rawParameter(location, key, input);
+    // FastAPI's header alias: underscores become hyphens (`convert_underscores=True`); HTTP names are case-insensitive.
+    const key = location === 'header' ? arg.name.replaceAll('_', '-').toLowerCase() : arg.name;
+    let raw: unknown = Object.prototype.hasOwnProperty.call(source, key) ? source[key] : undefined;
     const loc: LocSegment[] = [location, key];
     const nullable = getNullableType(arg.type);
     if (location === 'query' && isScalarType(nullable) && nullable.name === SCALAR.JSON) {
@@ -100,34 +92,16 @@ function validateParameters(
       }
       if (members.kind === 'text') raw = members.text;
     }
-    const absent = raw === undefined || (isListType(nullable) && Array.isArray(raw) && raw.length === 0);
-    if (absent) {
+    if (raw === undefined || (isListType(nullable) && Array.isArray(raw) && raw.length === 0)) {
       if (arg.defaultValue !== undefined) variables[arg.name] = variableFromDefault(arg.defaultValue, arg.type);
       else if (isNonNullType(arg.type)) found.push(atLoc(loc, errors.missing(null)));
       continue;
     }
-    const result = coerceValue(arg.type, raw, 'text', loc, rulesFor(arg, input));
+    const result = coerceValue(arg.type, raw, 'text', loc, (input.rulesOf ?? declaredRules)(arg));
     if (result.ok) variables[arg.name] = result.value;
     else found.push(...result.errors);
   }
 }
-
-function rulesFor(arg: GraphQLArgument, input: ValidationInput): readonly InputRule[] {
-  return (input.rulesOf ?? declaredRules)(arg);
-}
-
-function rawParameter(location: Exclude<Location, 'body'>, key: string, input: ValidationInput): unknown {
-  const source = location === 'query' ? input.query : location === 'path' ? input.path : (input.headers ?? {});
-  if (!Object.prototype.hasOwnProperty.call(source, key)) return undefined;
-  return source[key];
-}
-
-/** FastAPI's header alias: underscores become hyphens (`convert_underscores=True`); HTTP names are case-insensitive. */
-function headerName(argName: string): string {
-  return argName.replaceAll('_', '-').toLowerCase();
-}
-
-// --- body -------------------------------------------------------------------------------------
 
 /**
  * The body arguments form one Pydantic model, validated by FastAPI with
@@ -142,29 +116,33 @@ function validateBody(
   const body = input.body;
   // No body (or a JSON `null`, which Starlette cannot tell apart): FastAPI's missing-field
   // error for the required body parameter, `input: None`.
-  if (body === undefined || body === null) {
-    found.push(atLoc(['body'], errors.missing(null)));
-    return;
-  }
-  if (!isPlainObject(body)) {
-    found.push(atLoc(['body'], errors.modelAttributesType(body)));
-    return;
-  }
-  for (const arg of args) {
-    const loc: LocSegment[] = ['body', arg.name];
-    if (!Object.prototype.hasOwnProperty.call(body, arg.name)) {
-      if (arg.defaultValue !== undefined) variables[arg.name] = variableFromDefault(arg.defaultValue, arg.type);
+  if (body === undefined || body === null) found.push(atLoc(['body'], errors.missing(null)));
+  else if (!isPlainObject(body)) found.push(atLoc(['body'], errors.modelAttributesType(body)));
+  else coerceMembers(args, body, ['body'], input.rulesOf ?? declaredRules, variables, found);
+}
+
+/** The members of a JSON object (the body model, an input object), each against its field. */
+function coerceMembers<F extends GraphQLArgument | GraphQLInputField>(
+  fields: readonly F[],
+  raw: Record<string, unknown>,
+  loc: LocSegment[],
+  rulesOf: (field: F) => readonly InputRule[],
+  value: Record<string, unknown>,
+  found: PydanticErrorItem[],
+): void {
+  for (const field of fields) {
+    const fieldLoc = [...loc, field.name];
+    if (!Object.prototype.hasOwnProperty.call(raw, field.name)) {
+      if (field.defaultValue !== undefined) value[field.name] = variableFromDefault(field.defaultValue, field.type);
       // Pydantic reports the whole model input for a missing field.
-      else if (isNonNullType(arg.type)) found.push(atLoc(loc, errors.missing(body)));
+      else if (isNonNullType(field.type)) found.push(atLoc(fieldLoc, errors.missing(raw)));
       continue;
     }
-    const result = coerceValue(arg.type, body[arg.name], 'json', loc, rulesFor(arg, input));
-    if (result.ok) variables[arg.name] = result.value;
+    const result = coerceValue(field.type, raw[field.name], 'json', fieldLoc, rulesOf(field));
+    if (result.ok) value[field.name] = result.value;
     else found.push(...result.errors);
   }
 }
-
-// --- one value of any input type -----------------------------------------------------------
 
 type ValueResult = { ok: true; value: unknown } | { ok: false; errors: PydanticErrorItem[] };
 
@@ -192,17 +170,7 @@ function coerceValue(type: GraphQLInputType, raw: unknown, source: Source, loc: 
     if (!isPlainObject(raw)) return { ok: false, errors: [atLoc(loc, errors.modelAttributesType(raw))] };
     const value: Record<string, unknown> = {};
     const fieldErrors: PydanticErrorItem[] = [];
-    for (const field of Object.values(nullable.getFields())) {
-      const fieldLoc = [...loc, field.name];
-      if (!Object.prototype.hasOwnProperty.call(raw, field.name)) {
-        if (field.defaultValue !== undefined) value[field.name] = variableFromDefault(field.defaultValue, field.type);
-        else if (isNonNullType(field.type)) fieldErrors.push(atLoc(fieldLoc, errors.missing(raw)));
-        continue;
-      }
-      const result = coerceValue(field.type, raw[field.name], 'json', fieldLoc, []);
-      if (result.ok) value[field.name] = result.value;
-      else fieldErrors.push(...result.errors);
-    }
+    coerceMembers(Object.values(nullable.getFields()), raw, loc, () => [], value, fieldErrors);
     return fieldErrors.length > 0 ? { ok: false, errors: fieldErrors } : { ok: true, value };
   }
 
@@ -217,8 +185,6 @@ function coerceValue(type: GraphQLInputType, raw: unknown, source: Source, loc: 
   if (outOfRange) return { ok: false, errors: [atLoc(loc, outOfRange)] };
   return { ok: true, value: checked.value };
 }
-
-// --- helpers -----------------------------------------------------------------------------------
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -14,6 +14,7 @@
 import pg from 'pg';
 import type { PrismaClient } from '../../generated/prisma/client';
 import { databaseFailureOf } from './failures';
+import { statementView } from './statement-limiter';
 
 export interface ReplicaStatus {
   /** host:port of the replica (its URL without credentials): a bounded metrics label. */
@@ -158,7 +159,7 @@ export class ReplicaSet {
     if (!replica) {
       return { prisma: countingClient(this.primary, () => (this.routing.primary += 1)) };
     }
-    const prisma = routedClient(this.primary, async (invoke) => {
+    const prisma = statementView(this.primary, ROUTED_METHODS, async (invoke) => {
       try {
         const result = await invoke(replica.prisma);
         this.routing.replica += 1;
@@ -187,60 +188,12 @@ export class ReplicaSet {
   }
 }
 
-type Invoke = (client: PrismaClient) => PromiseLike<unknown>;
-
 /** Client methods that run a read we may route; `$transaction`, `$executeRaw` and the rest stay on the primary. */
 const ROUTED_METHODS = new Set(['$queryRaw', '$queryRawUnsafe']);
 
-/**
- * A client shaped like `shape` (the primary) whose model calls and raw queries go through
- * `execute`, which decides which real client runs them. Prisma's lazy promises become eager ones,
- * as with the statement limiter.
- */
-export function routedClient(shape: PrismaClient, execute: (invoke: Invoke) => Promise<unknown>): PrismaClient {
-  const views = new Map<PropertyKey, unknown>();
-  return new Proxy(shape, {
-    get(target, property) {
-      const cached = views.get(property);
-      if (cached) return cached;
-      const value = Reflect.get(target, property) as unknown;
-      let view: unknown;
-      if (typeof property === 'string' && ROUTED_METHODS.has(property) && typeof value === 'function') {
-        view = (...args: unknown[]) =>
-          execute((client) => (client as unknown as Record<string, (...a: unknown[]) => PromiseLike<unknown>>)[property]!(...args));
-      } else if (typeof property === 'string' && !property.startsWith('$') && typeof value === 'object' && value !== null) {
-        // A model delegate (prisma.report…): each of its methods is a statement.
-        const delegateViews = new Map<PropertyKey, unknown>();
-        view = new Proxy(value, {
-          get(delegate, method) {
-            const member = Reflect.get(delegate, method) as unknown;
-            if (typeof member !== 'function') return member;
-            let routed = delegateViews.get(method);
-            if (!routed) {
-              routed = (...args: unknown[]) =>
-                execute((client) => {
-                  const model = (client as unknown as Record<string, Record<PropertyKey, (...a: unknown[]) => PromiseLike<unknown>>>)[
-                    property
-                  ]!;
-                  return model[method]!(...args);
-                });
-              delegateViews.set(method, routed);
-            }
-            return routed;
-          },
-        });
-      } else {
-        return value;
-      }
-      views.set(property, view);
-      return view;
-    },
-  });
-}
-
 /** `client` itself, counting each statement run through it. */
 function countingClient(client: PrismaClient, count: () => void): PrismaClient {
-  return routedClient(client, async (invoke) => {
+  return statementView(client, ROUTED_METHODS, async (invoke) => {
     count();
     return invoke(client);
   });

@@ -76,32 +76,31 @@ export function recordingSpan(): Span | undefined {
  * synchronous work (a compilation) and promises alike.
  */
 export function inChildSpan<T>(name: string, attributes: Attributes, work: () => T): T {
-  const parent = recordingSpan();
-  if (!parent) return work();
-  const span = tracer().startSpan(name, { attributes }, context.active());
-  let result: T;
-  try {
-    result = context.with(trace.setSpan(context.active(), span), work);
-  } catch (error) {
+  if (!recordingSpan()) return work();
+  return inSpan(tracer().startSpan(name, { attributes }, context.active()), context.active(), work);
+}
+
+/** Runs `work` with `span` active under `parent`; ends the span when the work (or its promise) does. */
+function inSpan<T>(span: Span, parent: Context, work: () => T): T {
+  const fail = (error: unknown) => {
     failed(span, error);
     span.end();
     throw error;
+  };
+  let result: T;
+  try {
+    result = context.with(trace.setSpan(parent, span), work);
+  } catch (error) {
+    return fail(error);
   }
-  if (result instanceof Promise) {
-    return result.then(
-      (value: unknown) => {
-        span.end();
-        return value;
-      },
-      (error: unknown) => {
-        failed(span, error);
-        span.end();
-        throw error;
-      },
-    ) as T;
+  if (!(result instanceof Promise)) {
+    span.end();
+    return result;
   }
-  span.end();
-  return result;
+  return result.then((value: unknown) => {
+    span.end();
+    return value;
+  }, fail) as T;
 }
 
 /** Marks a span failed by the error's class only: messages may quote input (an address, a value). */
@@ -169,18 +168,13 @@ export async function inContinuedSpan<T>(
   if (!tracing.on) return work();
   const parent = traceparent ? contextOfTraceparent(traceparent) : ROOT_CONTEXT;
   const span = tracer().startSpan(name, { kind: SpanKind.CONSUMER, attributes }, parent);
-  try {
-    const result = await context.with(trace.setSpan(parent, span), work);
+  return inSpan(span, parent, async () => {
+    const result = await work();
     if (outcome && span.isRecording()) {
       const { failed: didFail, ...rest } = outcome(result);
       span.setAttributes(rest);
       if (didFail) span.setStatus({ code: 2 /* SpanStatusCode.ERROR */ });
     }
     return result;
-  } catch (error) {
-    failed(span, error);
-    throw error;
-  } finally {
-    span.end();
-  }
+  });
 }

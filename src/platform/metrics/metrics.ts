@@ -7,6 +7,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabaseOptions } from '../db/database';
 import type { RateLimitKind } from '../rate-limit/rate-limiter';
+import { sqlVerb } from '../tracing/sql-spans';
 
 export type ApiInterface = 'rest' | 'graphql';
 
@@ -47,7 +48,7 @@ export interface AppMetrics {
 
 /** The SQL verb of a statement (`select`, `insert`, ...): its text and values never become labels. */
 export function sqlOperationOf(query: string): string {
-  const verb = /^[\s(]*([A-Za-z]+)/.exec(query)?.[1]?.toLowerCase() ?? '';
+  const verb = sqlVerb(query).toLowerCase();
   return SQL_OPERATIONS.has(verb) ? verb : 'other';
 }
 

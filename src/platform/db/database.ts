@@ -138,30 +138,28 @@ function openPool(rawUrl: string, options: DatabaseOptions, applicationName: str
   return pool;
 }
 
-/** A PostgreSQL server's client: Prisma over the pool, its raw reads straight on the pool. */
-function postgresClient(pool: pg.Pool, url: string, options: DatabaseOptions): PrismaClient {
-  const namedStatements = !pgbouncerFlag(url).pgbouncer;
-  return withDirectRawQueries(prismaClient(new PrismaPg(pool), options), pool, { onQuery: options.onQuery, namedStatements });
+/** A PostgreSQL server's pool and client: Prisma over the pool, its raw reads straight on the pool. */
+function openServer(url: string, options: DatabaseOptions, applicationName: string): { pool: pg.Pool; prisma: PrismaClient } {
+  const pool = openPool(url, options, applicationName);
+  const prisma = prismaClient(new PrismaPg(pool), options);
+  return { pool, prisma: withDirectRawQueries(prisma, pool, { onQuery: options.onQuery, namedStatements: !pgbouncerFlag(url).pgbouncer }) };
 }
 
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
-  const pool = openPool(url, options, 'vr-api');
-  const prisma = postgresClient(pool, url, options);
+  const { pool, prisma } = openServer(url, options, 'vr-api');
+  const { pgbouncer } = pgbouncerFlag(url);
   const replicaUrls = options.replicaUrls ?? [];
   const replicas =
     replicaUrls.length === 0
       ? undefined
       : new ReplicaSet(
-          replicaUrls.map((replicaUrl) => {
-            const replicaPool = openPool(replicaUrl, options, 'vr-api-replica');
-            return { name: serverName(replicaUrl), pool: replicaPool, prisma: postgresClient(replicaPool, replicaUrl, options) };
-          }),
+          replicaUrls.map((replicaUrl) => ({ name: serverName(replicaUrl), ...openServer(replicaUrl, options, 'vr-api-replica') })),
           prisma,
           options.replicaMaxLagMs ?? 5_000,
         );
   await replicas?.start(options.replicaCheckIntervalMs ?? 1_000);
   // LISTEN is session state: PostgreSQL itself, never a transaction-mode pooler.
-  const listenUrl = options.directUrl ?? (pgbouncerFlag(url).pgbouncer ? undefined : url);
+  const listenUrl = options.directUrl ?? (pgbouncer ? undefined : url);
   let listener: PostgresListener | undefined;
 
   async function session<T>(client: pg.ClientBase, work: (session: SqlSession) => Promise<T>): Promise<T> {
@@ -195,7 +193,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
         }
       }
       const client = await pool.connect();
-      const timeout = options.statementTimeoutMs && !pgbouncerFlag(url).pgbouncer;
+      const timeout = options.statementTimeoutMs && !pgbouncer;
       try {
         // Migrations (an index build) may rightly outlast a request's statement timeout.
         if (timeout) await client.query('SET statement_timeout = 0');
@@ -203,11 +201,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       } finally {
         // RESET goes back to the start-up value; a connection that cannot even do that is discarded.
         let broken: Error | undefined;
-        if (timeout)
-          broken = await client.query('RESET statement_timeout').then(
-            () => undefined,
-            (error: Error) => error,
-          );
+        if (timeout) await client.query('RESET statement_timeout').catch((error: Error) => (broken = error));
         client.release(broken);
       }
     },

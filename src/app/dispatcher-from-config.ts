@@ -7,8 +7,6 @@ import { WebhookDispatcher, type WebhookMetrics } from '../features/webhooks/web
 import { OutboxDispatcher, type DispatcherMetrics } from '../features/notifications/dispatcher';
 
 export interface RunningDispatcher {
-  dispatcher: OutboxDispatcher;
-  webhooks: WebhookDispatcher;
   /** stops the dispatcher (waiting for its batch) and closes the channels' connections */
   stop(): Promise<void>;
 }
@@ -33,8 +31,6 @@ export function startDispatcher(
   const webhooks = new WebhookDispatcher(db.prisma, config.webhooks, logger, metrics);
   webhooks.start();
   return {
-    dispatcher,
-    webhooks,
     async stop() {
       await webhooks.stop();
       await pruning.stop();

@@ -20,10 +20,6 @@ function sameToken(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-function bearerOf(header: string | undefined): string | undefined {
-  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
-}
-
 /** Times the request from here to the last byte (or the client hanging up). */
 function timeRequests(metrics: AppMetrics): RequestHandler {
   return (req, res, next) => {
@@ -52,7 +48,7 @@ export function metricsEndpoint(metrics: AppMetrics, token: string | undefined, 
   const router = Router({ caseSensitive: true, strict: true });
   router.get(METRICS_PATH, async (req, res) => {
     if (token !== undefined) {
-      const given = bearerOf(req.headers.authorization);
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
       if (given === undefined || !sameToken(given, token)) {
         sendRefusal(res, answer({ kind: 'scrape-not-authorized', challenge: 'Bearer realm="metrics"' }));
         return;

@@ -15,22 +15,18 @@ export function processMetricsRegistry(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
-    registerEventLoopActive(processRegistry);
+    // Counted at each scrape from Node's own measure.
+    let counted = performance.eventLoopUtilization();
+    new Counter({
+      name: 'vr_event_loop_active_seconds_total',
+      help: 'Seconds the event loop was busy (not waiting for I/O); rate() of it is the event-loop utilization, 0 to 1.',
+      registers: [processRegistry],
+      collect() {
+        const now = performance.eventLoopUtilization();
+        this.inc(Math.max(0, now.active - counted.active) / 1000);
+        counted = now;
+      },
+    });
   }
   return processRegistry;
-}
-
-/** Seconds the event loop spent running callbacks, counted at each scrape from Node's own measure. */
-function registerEventLoopActive(registry: Registry): void {
-  let counted = performance.eventLoopUtilization();
-  new Counter({
-    name: 'vr_event_loop_active_seconds_total',
-    help: 'Seconds the event loop was busy (not waiting for I/O); rate() of it is the event-loop utilization, 0 to 1.',
-    registers: [registry],
-    collect() {
-      const now = performance.eventLoopUtilization();
-      this.inc(Math.max(0, now.active - counted.active) / 1000);
-      counted = now;
-    },
-  });
 }

@@ -44,11 +44,11 @@ const TIMEOUT: DatabaseFailure = { kind: 'timeout', message: 'The database took 
  */
 const PRISMA_UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
 
-/** Prisma driver adapter error kinds (`@prisma/driver-adapter-utils`). */
-const ADAPTER_UNAVAILABLE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
-
 /** Node socket errors on the way to the server. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/** Prisma driver adapter error kinds (`@prisma/driver-adapter-utils`). */
+const ADAPTER_UNAVAILABLE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 
 /**
  * PgBouncer reports its own trouble reaching the server as 08P01 too (measured during a Patroni
@@ -64,11 +64,12 @@ const PGBOUNCER_UNAVAILABLE_MESSAGES =
  * read_only_sql_transaction: a write reached a node that is no longer the primary (demoted by
  * Patroni, the connection opened before the switch); a new connection finds the new primary.
  */
-function sqlStateFailure(code: string, message?: string): DatabaseFailure | undefined {
+function sqlStateFailure(code: unknown, message: unknown): DatabaseFailure | undefined {
+  if (typeof code !== 'string') return undefined;
   // 08P01 (protocol violation) is the driver's own mistake, e.g. more bind parameters than the
   // protocol counts: a bug to fix, not an outage to wait out; unless PgBouncer says it cannot
   // reach the server.
-  if (code === '08P01') return message && PGBOUNCER_UNAVAILABLE_MESSAGES.test(message) ? UNAVAILABLE : undefined;
+  if (code === '08P01') return typeof message === 'string' && PGBOUNCER_UNAVAILABLE_MESSAGES.test(message) ? UNAVAILABLE : undefined;
   if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '53300', '25006'].includes(code)) return UNAVAILABLE;
   // 57014: query_canceled, which is what statement_timeout raises.
   if (code === '57014') return TIMEOUT;
@@ -102,24 +103,16 @@ interface ErrorLike {
 
 function classifyOne(error: ErrorLike): DatabaseFailure | undefined {
   const code = typeof error.code === 'string' ? error.code : undefined;
-  if (code && PRISMA_UNAVAILABLE_CODES.has(code)) return UNAVAILABLE;
-  if (code && SOCKET_CODES.has(code)) return UNAVAILABLE;
+  if (code && (PRISMA_UNAVAILABLE_CODES.has(code) || SOCKET_CODES.has(code))) return UNAVAILABLE;
   // The adapter's payload: inside Prisma's error, or reached as a DriverAdapterError's `cause`.
   const adapterCause = error.meta?.driverAdapterError?.cause ?? (typeof error.kind === 'string' ? error : undefined);
-  if (adapterCause) {
-    if (typeof adapterCause.kind === 'string' && ADAPTER_UNAVAILABLE_KINDS.has(adapterCause.kind)) return UNAVAILABLE;
-    const sqlState = adapterCause.originalCode ?? adapterCause.code;
-    const message = adapterCause.originalMessage ?? adapterCause.message;
-    if (typeof sqlState === 'string') {
-      const failure = sqlStateFailure(sqlState, typeof message === 'string' ? message : undefined);
-      if (failure) return failure;
-    }
-  }
-  // A raw pg DatabaseError: a five-character SQLSTATE in `code`.
-  if (code && /^[0-9A-Z]{5}$/.test(code)) {
-    const failure = sqlStateFailure(code, typeof error.message === 'string' ? error.message : undefined);
-    if (failure) return failure;
-  }
+  if (typeof adapterCause?.kind === 'string' && ADAPTER_UNAVAILABLE_KINDS.has(adapterCause.kind)) return UNAVAILABLE;
+  const failure =
+    (adapterCause &&
+      sqlStateFailure(adapterCause.originalCode ?? adapterCause.code, adapterCause.originalMessage ?? adapterCause.message)) ??
+    // A raw pg DatabaseError: a SQLSTATE in `code`.
+    sqlStateFailure(code, error.message);
+  if (failure) return failure;
   if (code === 'P2028' && typeof error.message === 'string') {
     if (/Unable to start a transaction/i.test(error.message)) return UNAVAILABLE;
     // Our transactions end rolled back only through their timeout (a callback's own error is thrown as it is).

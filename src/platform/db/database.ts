@@ -15,32 +15,21 @@ import { parseTimestamptz } from './timestamptz';
 import { tracedAdapterFactory } from '../tracing/sql-spans';
 import { tracing } from '../tracing/tracing';
 
-export type { ReadClient, ReadRouting, ReplicaStatus };
-
 export type DatabaseKind = 'postgres' | 'pglite';
 
 export interface Database {
   kind: DatabaseKind;
   /** The primary: writes, and every read that must see the latest data. */
   prisma: PrismaClient;
-  /**
-   * Where one request's list and fetch reads go: a usable replica (round robin; healthy and within
-   * `replicaMaxLagMs`), else the primary. Without replicas, the primary.
-   */
+  /** Where one request's list and fetch reads go: a usable replica (replicas.ts), else the primary. */
   reader(): ReadClient;
   /** The replicas' health and lag (empty without replicas). */
   replicaStatus(): ReplicaStatus[];
   /** Counts of where reads went since the database was opened (zeros without replicas). */
   readRouting(): ReadRouting;
-  /**
-   * Runs `work` on one dedicated connection (migrations, advisory locks): to `directUrl` when set
-   * (PostgreSQL itself, not a transaction-mode pooler), else from the pool.
-   */
+  /** Runs `work` on one dedicated connection (migrations, advisory locks): to `directUrl` when set, else from the pool. */
   withSession<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
-  /**
-   * LISTEN on `channel` (the primary's NOTIFYs). Inactive where notifications cannot be received:
-   * behind a transaction-mode PgBouncer without `directUrl`.
-   */
+  /** LISTEN on `channel`; inactive behind a transaction-mode PgBouncer without `directUrl`. */
   listen(channel: string, handlers: NotificationHandlers): Subscription;
   close(): Promise<void>;
 }
@@ -57,19 +46,14 @@ export interface DatabaseOptions {
    * advisory lock) connects here. Absent: sessions come from `url`'s pool.
    */
   directUrl?: string;
-  /** Streaming replicas for list and fetch reads (PostgreSQL only). */
+  /** Streaming replicas for list and fetch reads (PostgreSQL only), as in AppConfig. */
   replicaUrls?: string[];
-  /** A replica further behind than this is skipped. Default 5000. */
   replicaMaxLagMs?: number;
-  /** How often replicas' health and lag are checked. Default 1000. */
   replicaCheckIntervalMs?: number;
   /** PGlite data folder, or `memory://` for an in-memory database. */
   dataDir?: string;
   poolMax?: number;
-  /**
-   * How long a query waits for a pooled connection (to open one, or for one to come free) before
-   * failing. Short, so that requests fail fast with 503 while PostgreSQL is down. Default 2000.
-   */
+  /** How long a query waits for a pooled connection: short, so requests fail fast with 503 while PostgreSQL is down. */
   connectionTimeoutMs?: number;
   /**
    * PostgreSQL `statement_timeout` of the pooled connections (PostgreSQL only; absent or 0: none),

@@ -39,22 +39,11 @@ export class SharedLeases {
     if (this.redis.status !== 'ready') return 'unavailable';
     const member = `${this.instance}:${(this.counter += 1)}`;
     const now = Date.now();
-    let taken: unknown;
-    try {
-      taken = await this.redis.eval(
-        TAKE,
-        1,
-        this.redisKey(key),
-        limit,
-        now,
-        now + this.settings.leaseMs,
-        member,
-        this.settings.leaseMs * 2,
-      );
-    } catch {
-      return 'unavailable';
-    }
-    if (taken !== 1) return undefined;
+    const { leaseMs } = this.settings;
+    const taken = await this.redis
+      .eval(TAKE, 1, this.redisKey(key), limit, now, now + leaseMs, member, leaseMs * 2)
+      .catch(() => 'unavailable');
+    if (taken !== 1) return taken === 'unavailable' ? taken : undefined;
     this.held.set(member, key);
     let released = false;
     return () => {

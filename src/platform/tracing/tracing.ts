@@ -1,14 +1,10 @@
 /**
  * OpenTelemetry tracing (docs/deploy.md, "Observability"): what the rest of the code calls. Only
- * `@opentelemetry/api` is loaded here; the SDK (exporter, sampler, context manager) is loaded by
- * `startTracing` and only when the standard `OTEL_*` variables name a collector. Without them
- * every helper below returns at its first test of `tracing.on`: no span object, no context switch,
- * no attribute built.
- *
- * With tracing on, requests are sampled by the standard `OTEL_TRACES_SAMPLER` (this service's
- * default: `parentbased_traceidratio`). An unsampled request still gets a (non-recording) span, so
- * that its trace id reaches the logs and its children follow the caller's decision; but nothing is
- * built for it: every helper checks `isRecording()` before making a child span or an attribute.
+ * `@opentelemetry/api` is loaded here; the SDK is loaded by `startTracing`, and only when the
+ * `OTEL_*` variables name a collector. Without them every helper below returns at its first test of
+ * `tracing.on`. An unsampled request still gets a (non-recording) span, so that its trace id
+ * reaches the logs and its children follow the caller's decision; but nothing is built for it:
+ * every helper checks `isRecording()` before making a child span or an attribute.
  */
 import {
   context,
@@ -22,8 +18,6 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import type { TracingHandle } from './sdk';
-
-export const TRACER_NAME = 'vehicle-report-api';
 
 /** Whether the SDK was started in this process (read on hot paths: a plain property). */
 export const tracing = { on: false };
@@ -41,12 +35,12 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
 
 let started: TracingHandle | undefined;
 
+export type { TracingHandle };
+
 /**
  * Starts the SDK when the environment asks for it (else does nothing and loads nothing). Once per
  * process: the tracer provider, the context manager and the propagator are global.
  */
-export type { TracingHandle };
-
 export function startTracing(env: NodeJS.ProcessEnv = process.env): TracingHandle | undefined {
   if (started || !tracingRequested(env)) return started;
   // Loaded here only: a process without OTEL_* never reads the SDK's modules.
@@ -61,7 +55,7 @@ let cachedTracer: Tracer | undefined;
 
 /** The service's tracer (looked up once: a request's spans are made on a hot path). */
 export function tracer(): Tracer {
-  return (cachedTracer ??= trace.getTracer(TRACER_NAME));
+  return (cachedTracer ??= trace.getTracer('vehicle-report-api'));
 }
 
 /** The active span when it records (sampled and tracing on), else undefined. */

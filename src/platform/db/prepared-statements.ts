@@ -1,26 +1,20 @@
 /**
  * Statements PostgreSQL keeps prepared on each connection. A statement sent unnamed is parsed,
  * analysed and planned on every execution; a named one is parsed once per connection, and after
- * five executions PostgreSQL may keep one generic plan for it. A/B at 100k reports, PostgreSQL's
- * CPU per request: −28 % on the REST default page, −23 % on the GraphQL page of (a), −20 % on
- * one report (bench/HISTORY.md, 2026-11-26, 21:37–22:38).
+ * five executions PostgreSQL may keep one generic plan for it (a fifth to a quarter less of
+ * PostgreSQL's CPU per request, measured).
  *
  * A generic plan is made without the parameters' values, so only statements whose best plan does
  * not depend on them are marked (`prepared`): lookups by primary key or by ids, and a page or count
  * whose only conditions are the organization, `valid` and a cursor (each served by one index
  * whatever the values). A filter whose selectivity depends on its value (a type, a date range, a
- * search) stays unnamed and is planned with its values, as before.
- *
- * PostgreSQL still decides per statement: where the generic plan looks costlier it goes on planning
- * with the values, saving only the parse (the GraphQL page with its relations, measured).
+ * search) stays unnamed and is planned with its values.
  *
  * Bounded: each named text costs memory on every connection of the pool (40–90 KB in the backend
- * for a page's statement: pg_backend_memory_contexts, CachedPlan*). The fixed lookups are texts of
- * the code (a handful); a page's text varies with what its request asks (`order_by`, the selected
- * columns), so a page is marked with its organization, and each organization may name at most
- * NAMES_PER_OWNER of them: one tenant sending every order it can think of takes a quarter of the
- * names, not the others' share; the fixed texts have their own bound. Texts past a bound run
- * unnamed, which costs only speed (at most 48 statements, ~4 MB, per connection).
+ * for a page's statement). A page's text varies with what its request asks (`order_by`, the
+ * selected columns), so a page is marked with its organization, and each organization may name at
+ * most NAMES_PER_OWNER of them: one tenant takes a quarter of the names, not the others' share; the
+ * code's fixed texts have their own bound. Texts past a bound run unnamed, which costs only speed.
  */
 import { createHash } from 'node:crypto';
 import type { Prisma } from '../../generated/prisma/client';

@@ -1,15 +1,9 @@
 /**
  * Read replicas (PostgreSQL streaming standbys) for the reads that tolerate a little staleness:
- * list and fetch queries. Everything else stays on the primary (see database.ts).
- *
- * Why not `@prisma/extension-read-replicas` (0.5.0, the one for Prisma 7): it accepts driver-adapter
- * clients, but it picks a replica at random per query with no health or lag check and no fallback
- * when a replica fails, it sends every `find*`/`count` of the extended client to a replica unless
- * the caller opts out with `$primary()` (our idempotency look-ups and the dealership check of lead
- * creation would read stale rows), and it leaves `$queryRaw` (our report lists) on the primary.
- * So routing is done here, one level down: one Prisma client per server (each over its own `pg`
- * pool), a health and lag monitor, round robin over the usable replicas, and a client that re-runs a
- * read on the primary when its replica turns out to be unreachable.
+ * list and fetch queries. Everything else stays on the primary (see database.ts). One Prisma client
+ * per server (each over its own `pg` pool), a health and lag monitor, round robin over the usable
+ * replicas, and a client that re-runs a read on the primary when its replica turns out to be
+ * unreachable; why not `@prisma/extension-read-replicas`: docs/deploy.md, "Read replicas".
  */
 import pg from 'pg';
 import type { PrismaClient } from '../../generated/prisma/client';

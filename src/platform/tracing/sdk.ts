@@ -1,9 +1,7 @@
 /**
  * The OpenTelemetry SDK, loaded by `startTracing` only when the environment names a collector.
- * Configured by the standard variables, read by the SDK itself: `OTEL_EXPORTER_OTLP_ENDPOINT` /
- * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (OTLP over HTTP, JSON), `OTEL_EXPORTER_OTLP_HEADERS`,
- * `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER` and
- * `OTEL_TRACES_SAMPLER_ARG`, `OTEL_BSP_*` (batching). Two defaults differ from the SDK's:
+ * Configured by the standard `OTEL_*` variables, read by the SDK itself (OTLP over HTTP, JSON;
+ * docs/deploy.md, "Observability"). Two defaults differ from the SDK's:
  * - without `OTEL_TRACES_SAMPLER`, requests are sampled at 10 % (`parentbased_traceidratio`, or
  *   the ratio in `OTEL_TRACES_SAMPLER_ARG`), a caller's sampled flag still being followed; the
  *   SDK's default (`parentbased_always_on`) would record every request of a busy service;
@@ -26,9 +24,8 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-node';
 
-/** This service's default when `OTEL_TRACES_SAMPLER` is unset (see above). */
+/** This service's defaults (see above). */
 export const DEFAULT_SAMPLE_RATIO = 0.1;
-/** This service's default when `OTEL_BSP_SCHEDULE_DELAY` is unset (see above). */
 export const DEFAULT_EXPORT_DELAY_MS = 200;
 
 function defaultSampler(env: NodeJS.ProcessEnv) {

@@ -49,10 +49,9 @@ interface StatementDescription {
 /**
  * What a span says of each statement text, worked out once per text: the texts are few (Prisma's,
  * the code's, one per answer plan) and sent again and again, while normalizing an answer plan's
- * statement costs more than the rest of its span. Bounded in characters and in count; a text past
- * the bound evicts the oldest. Its content comes from the code and the plans, never from values
- * (parameters are not part of a text), and a tenant who churns it (many distinct documents) only
- * makes the next spans work their descriptions out again.
+ * statement costs more than the rest of its span. Bounded in characters and in count (the oldest
+ * goes first); a tenant who churns it (many distinct documents) only makes the next spans work
+ * their descriptions out again. Never values: parameters are not part of a text.
  */
 export const DESCRIPTIONS_MAX_ENTRIES = 512;
 export const DESCRIPTIONS_MAX_CHARS = 2_000_000;

@@ -34,19 +34,16 @@ export interface ReadRouting {
 export interface ReadClient {
   /** Where this request's reads go: a replica (with fallback to the primary) or the primary itself. */
   prisma: PrismaClient;
-  /**
-   * Set when `prisma` reads from a replica: the primary, to ask again about ids the replica does
-   * not know (yet). Undefined when `prisma` is the primary already.
-   */
+  /** Set when `prisma` reads from a replica: the primary, asked again about ids the replica does not know (yet). */
   primaryOnMiss?: PrismaClient;
-  /** The replica's name, or undefined for the primary. */
-  replica?: string;
 }
 
-export interface Replica {
+interface Replica {
   name: string;
   prisma: PrismaClient;
   pool: pg.Pool;
+  healthy: boolean;
+  lagMs?: number;
 }
 
 /**
@@ -79,20 +76,15 @@ function shouldFallBack(error: unknown): boolean {
   return /conflict with recovery/i.test(text);
 }
 
-interface ReplicaState extends Replica {
-  healthy: boolean;
-  lagMs?: number;
-}
-
 export class ReplicaSet {
-  private readonly replicas: ReplicaState[];
+  private readonly replicas: Replica[];
   private next = 0;
   private timer?: NodeJS.Timeout;
   private checking?: Promise<void>;
   readonly routing: ReadRouting = { replica: 0, primary: 0, fallbackUnavailable: 0, fallbackNotFound: 0 };
 
   constructor(
-    replicas: Replica[],
+    replicas: Omit<Replica, 'healthy'>[],
     private readonly primary: PrismaClient,
     private readonly maxLagMs: number,
   ) {
@@ -133,12 +125,12 @@ export class ReplicaSet {
     }));
   }
 
-  private usable(replica: ReplicaState): boolean {
+  private usable(replica: Replica): boolean {
     return replica.healthy && replica.lagMs !== undefined && replica.lagMs <= this.maxLagMs;
   }
 
   /** The next usable replica in round-robin order, or undefined when none is. */
-  private pick(): ReplicaState | undefined {
+  private pick(): Replica | undefined {
     for (let tried = 0; tried < this.replicas.length; tried += 1) {
       const replica = this.replicas[this.next % this.replicas.length]!;
       this.next = (this.next + 1) % this.replicas.length;
@@ -167,7 +159,7 @@ export class ReplicaSet {
       }
     });
     const primaryOnMiss = countingClient(this.primary, () => (this.routing.fallbackNotFound += 1));
-    return { prisma, primaryOnMiss, replica: replica.name };
+    return { prisma, primaryOnMiss };
   }
 
   async close(): Promise<void> {

@@ -47,7 +47,7 @@ export function withDirectRawQueries(
       // them, or a migration under a kept plan. Naming stops for this pool; this statement runs
       // again (so does each one already sent named when another found out first).
       if (names.enabled) {
-        names.disable();
+        names.enabled = false;
         logger.warn(
           { code: (error as { code?: string }).code },
           'prepared statements turned off for this pool: the server did not keep them',

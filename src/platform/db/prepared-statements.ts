@@ -58,23 +58,19 @@ export class StatementNames {
   private readonly introduced = new Map<StatementOwner, number>();
   /** names introduced by organizations' requests, all together */
   private requestShaped = 0;
-  private active: boolean;
 
-  constructor(
-    enabled: boolean,
-    private readonly capacity = STATEMENT_NAMES_CAPACITY,
-    private readonly perOwner = NAMES_PER_OWNER,
-  ) {
-    this.active = enabled;
-  }
+  /** `enabled`: turned off for good once the server did not keep a name (see `preparedStatementLost`). */
+  constructor(public enabled: boolean) {}
 
   /** The text's name, or undefined when it runs unnamed (naming off, the names all taken, or the owner's). */
   nameOf(text: string, owner: StatementOwner = FIXED_TEXT): string | undefined {
-    if (!this.active) return undefined;
+    if (!this.enabled) return undefined;
     const named = this.names.get(text);
     if (named !== undefined) return named;
     const count = this.introduced.get(owner) ?? 0;
-    if (owner === FIXED_TEXT ? count >= FIXED_TEXT_NAMES_CAPACITY : count >= this.perOwner || this.requestShaped >= this.capacity) {
+    if (
+      owner === FIXED_TEXT ? count >= FIXED_TEXT_NAMES_CAPACITY : count >= NAMES_PER_OWNER || this.requestShaped >= STATEMENT_NAMES_CAPACITY
+    ) {
       return undefined;
     }
     if (owner !== FIXED_TEXT) this.requestShaped += 1;
@@ -82,15 +78,6 @@ export class StatementNames {
     const name = statementNameOf(text);
     this.names.set(text, name);
     return name;
-  }
-
-  get enabled(): boolean {
-    return this.active;
-  }
-
-  /** From now on every statement runs unnamed (see `preparedStatementLost`). */
-  disable(): void {
-    this.active = false;
   }
 }
 

@@ -1,8 +1,7 @@
 /**
  * The one place that decides whether an error means "the database is not there right now" (or
- * "it took too long"), whichever layer it reached us through: the `pg` driver itself, Prisma's
- * driver adapter (`DriverAdapterError` kinds), or Prisma's own error codes. REST, GraphQL and the
- * error handler all ask this module, so both interfaces answer an outage the same way: 503 with
+ * "it took too long"), whichever layer it reached us through (`pg`, Prisma's driver adapter, Prisma
+ * itself), so that REST, GraphQL and the error handler answer an outage alike: 503 with
  * Retry-After, instead of a 500 or a request that hangs.
  *
  * Measured on this stack (PostgreSQL reached through a TCP proxy that resets or refuses):
@@ -22,12 +21,10 @@
  *   so nothing was written: a 503 to retry, like the stall's other answers, not a bug's 500.
  */
 
-import { logger, type Logger } from '../logger';
-
-export type DatabaseFailureKind = 'unavailable' | 'timeout';
+import type { Logger } from '../logger';
 
 export interface DatabaseFailure {
-  kind: DatabaseFailureKind;
+  kind: 'unavailable' | 'timeout';
   /** What the client is told (REST `detail`, GraphQL `message`): no host, no SQL. */
   message: string;
 }
@@ -94,11 +91,7 @@ interface ErrorLike {
   message?: unknown;
   cause?: unknown;
   originalError?: unknown;
-  meta?: {
-    driverAdapterError?: {
-      cause?: { kind?: unknown; code?: unknown; originalCode?: unknown; message?: unknown; originalMessage?: unknown };
-    };
-  };
+  meta?: { driverAdapterError?: { cause?: ErrorLike } };
 }
 
 function classifyOne(error: ErrorLike): DatabaseFailure | undefined {
@@ -143,7 +136,7 @@ export function databaseFailureOf(error: unknown): DatabaseFailure | undefined {
  * `databaseFailureOf`, for the places that answer it with a 503: the cause goes to the log once,
  * as a warning (an outage is an operational event, not a bug), through the request's logger.
  */
-export function answeredDatabaseFailure(error: unknown, log: Logger = logger): DatabaseFailure | undefined {
+export function answeredDatabaseFailure(error: unknown, log: Logger): DatabaseFailure | undefined {
   const failure = databaseFailureOf(error);
   if (failure) log.warn({ err: error, failure: failure.kind }, 'database failure: answered 503');
   return failure;

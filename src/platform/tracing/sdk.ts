@@ -6,9 +6,8 @@
  *   the ratio in `OTEL_TRACES_SAMPLER_ARG`), a caller's sampled flag still being followed; the
  *   SDK's default (`parentbased_always_on`) would record every request of a busy service;
  * - without `OTEL_BSP_SCHEDULE_DELAY`, ended spans are sent every 200 ms rather than every 5 s:
- *   spans kept for seconds outlive V8's young generation and are copied into the old one; with the
- *   SDK's delay a sampled request cost the process several times its spans' own work
- *   (docs/performance.md, "Tracing overhead"). A collector receives more, smaller batches.
+ *   spans kept for seconds outlive V8's young generation, and a sampled request then cost the
+ *   process several times its spans' own work (docs/performance.md, "Tracing overhead").
  *
  * Instrumentations: ioredis only (the rate limiter's commands, when a request's span records).
  * HTTP, GraphQL and SQL spans are the service's own (http-spans.ts, the GraphQL tracing plugin,
@@ -28,12 +27,6 @@ import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRati
 export const DEFAULT_SAMPLE_RATIO = 0.1;
 export const DEFAULT_EXPORT_DELAY_MS = 200;
 
-function defaultSampler(env: NodeJS.ProcessEnv) {
-  const given = Number(env.OTEL_TRACES_SAMPLER_ARG);
-  const ratio = env.OTEL_TRACES_SAMPLER_ARG !== undefined && given >= 0 && given <= 1 ? given : DEFAULT_SAMPLE_RATIO;
-  return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
-}
-
 export interface TracingHandle {
   /** Sends what is buffered (tests, shutdown). */
   forceFlush(): Promise<void>;
@@ -46,9 +39,11 @@ export function startSdk(env: NodeJS.ProcessEnv): TracingHandle {
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': 'vehicle-report-api' }))
     .merge(detectResources({ detectors: [envDetector] }));
+  const given = Number(env.OTEL_TRACES_SAMPLER_ARG);
+  const ratio = env.OTEL_TRACES_SAMPLER_ARG !== undefined && given >= 0 && given <= 1 ? given : DEFAULT_SAMPLE_RATIO;
   const provider = new NodeTracerProvider({
     resource,
-    ...(env.OTEL_TRACES_SAMPLER ? {} : { sampler: defaultSampler(env) }),
+    ...(env.OTEL_TRACES_SAMPLER ? {} : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }) }),
     spanProcessors: [
       new BatchSpanProcessor(new OTLPTraceExporter(), env.OTEL_BSP_SCHEDULE_DELAY ? {} : { scheduledDelayMillis: DEFAULT_EXPORT_DELAY_MS }),
     ],

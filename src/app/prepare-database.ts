@@ -18,8 +18,7 @@ export interface PreparedDatabase {
 
 /**
  * Opens the configured database, applies pending migrations (unless MIGRATE_ON_START=false) and, on
- * an empty one, seeds demo data.
- * `onQuery` sees every statement (the metrics time them).
+ * an empty one, seeds demo data. `onQuery` sees every statement (the metrics time them).
  */
 export async function prepareDatabase(config: AppConfig, logger: Logger, onQuery?: DatabaseOptions['onQuery']): Promise<PreparedDatabase> {
   if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, 'using embedded PostgreSQL (PGlite)');

@@ -11,10 +11,7 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 /** Short enough that a burst is seen within a few of its requests; the sample itself costs ~1 µs. */
 const SAMPLE_INTERVAL_MS = 25;
 
-/**
- * Utilization at or over which the loop counts as busy: half of it running means a request
- * arriving now most likely waits behind another's task.
- */
+/** Busy from here on: half of the loop's time running means a request arriving now most likely waits behind another's task. */
 export const BUSY_UTILIZATION = 0.5;
 
 export interface EventLoopLoad {

@@ -36,15 +36,11 @@ export interface Database {
 
 export interface DatabaseOptions {
   /**
-   * postgresql://… ; when absent, PGlite is used. `?pgbouncer=true` says it is a transaction-mode
-   * PgBouncer: no start-up parameters beyond the ones PgBouncer knows (statement_timeout is then the
-   * pooler's or the role's setting, see docs/deploy.md).
+   * postgresql://…; absent: PGlite. `?pgbouncer=true`: a transaction-mode PgBouncer, sent no start-up
+   * parameter it does not know (statement_timeout is then the pooler's or the role's: docs/deploy.md).
    */
   url?: string;
-  /**
-   * PostgreSQL itself, when `url` is a pooler: `withSession` (migrations under a session-level
-   * advisory lock) connects here. Absent: sessions come from `url`'s pool.
-   */
+  /** PostgreSQL itself when `url` is a pooler: `withSession` (session-level advisory locks) connects here. */
   directUrl?: string;
   /** Streaming replicas for list and fetch reads (PostgreSQL only), as in AppConfig. */
   replicaUrls?: string[];

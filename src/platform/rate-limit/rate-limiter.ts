@@ -31,10 +31,7 @@ export interface RateLimiter {
   consume(key: string, points?: number): Promise<RateLimitDecision>;
   /** Whether the key's budget is already spent, without taking anything. */
   isExhausted(key: string): Promise<boolean>;
-  /**
-   * The refusal this instance last answered for the key while it still holds (the budget cannot
-   * refill before its window ends, whatever other instances do): a 429 that costs no round trip.
-   */
+  /** The refusal last answered here for the key while it holds (a budget cannot refill before its window ends). */
   refusal(key: string): RateLimitDecision | undefined;
 }
 

@@ -108,9 +108,8 @@ export function inSqlSpan<T>(text: string, run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Prisma's driver adapter (or one of its transactions: `@prisma/driver-adapter-utils`) with
- * `queryRaw` and `executeRaw` in spans, the transactions it starts traced too, its other methods
- * called on the adapter itself; each method wrapped once, not at every access.
+ * Prisma's driver adapter (or one of its transactions) with `queryRaw`, `executeRaw` and the
+ * transactions it starts traced; each method wrapped once, not at every access.
  */
 function tracedQueryable<Q extends object>(queryable: Q): Q {
   const made = new Map<string | symbol, unknown>();

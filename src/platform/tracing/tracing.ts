@@ -22,11 +22,7 @@ import type { TracingHandle } from './sdk';
 /** Whether the SDK was started in this process (read on hot paths: a plain property). */
 export const tracing = { on: false };
 
-/**
- * Whether the environment asks for traces: an OTLP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT` or
- * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`), not disabled by `OTEL_SDK_DISABLED=true` or
- * `OTEL_TRACES_EXPORTER=none`.
- */
+/** Whether the environment asks for traces: an OTLP endpoint, not disabled by `OTEL_SDK_DISABLED` or `OTEL_TRACES_EXPORTER`. */
 export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
   if ((env.OTEL_TRACES_EXPORTER ?? '').trim().toLowerCase() === 'none') return false;
@@ -65,10 +61,7 @@ export function recordingSpan(): Span | undefined {
   return span?.isRecording() ? span : undefined;
 }
 
-/**
- * Runs `work` in a child span of the active one when that records; else runs it as it is. For
- * synchronous work (a compilation) and promises alike.
- */
+/** Runs `work` (synchronous, or a promise) in a child span of the active one when that records; else as it is. */
 export function inChildSpan<T>(name: string, attributes: Attributes, work: () => T): T {
   if (!recordingSpan()) return work();
   return inSpan(tracer().startSpan(name, { attributes }, context.active()), context.active(), work);
@@ -129,10 +122,7 @@ export function traceIdOfHeader(header: string | string[] | undefined): string |
   return match && !/^0+$/.test(match[1]!) ? match[1] : undefined;
 }
 
-/**
- * The ids of the active span, for log lines (pino's mixin): none with tracing off. A new object
- * each time: pino merges the line's own fields into it.
- */
+/** The ids of the active span, for log lines (pino's mixin): a new object each time, pino merges the line into it. */
 export function activeLogFields(): { trace_id?: string; span_id?: string } {
   if (!tracing.on) return {};
   const span = trace.getActiveSpan();
@@ -147,10 +137,9 @@ export async function shutdownTracing(): Promise<void> {
 }
 
 /**
- * Runs background work (a notification's delivery, a webhook request) in a span that continues
- * the trace a stored `traceparent` names (the request that queued the work): a child of it, so the
- * trace shows the request and what it caused, sampled as that request was. Without one, a new
- * trace sampled by the configured ratio. With tracing off, runs `work` as it is.
+ * Runs background work (a notification's delivery, a webhook request) in a child span of the
+ * request that queued it (its stored `traceparent`), so the trace shows the request and what it
+ * caused, sampled as that request was; without one, in a new trace.
  */
 export async function inContinuedSpan<T>(
   name: string,

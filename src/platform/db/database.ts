@@ -10,12 +10,18 @@ import { PrismaClient } from '../../generated/prisma/client';
 import { withDirectRawQueries } from './direct-raw-queries';
 import { INACTIVE, PostgresListener, type NotificationHandlers, type Subscription } from './notifications';
 import { ReplicaSet, serverName, type ReadClient, type ReadRouting, type ReplicaStatus } from './replicas';
-import type { SqlSession } from './sql-session';
 import { parseTimestamptz } from './timestamptz';
 import { tracedAdapterFactory } from '../tracing/sql-spans';
 import { tracing } from '../tracing/tracing';
 
 export type DatabaseKind = 'postgres' | 'pglite';
+
+/** One connection, for what Prisma's pooled client cannot do: migration scripts, session-level advisory locks. */
+export interface SqlSession {
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /** Runs a script of several statements (no parameters). */
+  exec(script: string): Promise<void>;
+}
 
 export interface Database {
   kind: DatabaseKind;
@@ -52,9 +58,8 @@ export interface DatabaseOptions {
   /** How long a query waits for a pooled connection: short, so requests fail fast with 503 while PostgreSQL is down. */
   connectionTimeoutMs?: number;
   /**
-   * PostgreSQL `statement_timeout` of the pooled connections (PostgreSQL only; absent or 0: none),
-   * so that work the client stopped waiting for stops in the database too. `withSession` (migrations,
-   * advisory locks) runs without it.
+   * PostgreSQL `statement_timeout` of the pooled connections (absent or 0: none), so that work the
+   * client stopped waiting for stops in the database too. `withSession` runs without it.
    */
   statementTimeoutMs?: number;
   /** Called for every SQL statement Prisma runs (tests count them; metrics time them). */

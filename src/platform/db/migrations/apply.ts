@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../project-root';
-import type { SqlSession } from '../sql-session';
+import type { SqlSession } from '../database';
 
 export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'prisma', 'migrations');
 

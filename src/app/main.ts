@@ -53,8 +53,7 @@ async function main(): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     logger.info({ signal, delayMs: config.shutdownDelayMs }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), config.shutdownDelayMs + Math.max(10_000, config.dispatcher.sendTimeoutMs + 5_000));
-    force.unref();
+    setTimeout(() => process.exit(1), config.shutdownDelayMs + Math.max(10_000, config.dispatcher.sendTimeoutMs + 5_000)).unref();
     // /readyz answers 503 from now on; keep serving until the load balancer has noticed.
     setTimeout(() => {
       metricsServer?.close();

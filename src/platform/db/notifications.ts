@@ -112,8 +112,7 @@ export class PostgresListener {
     void this.drop();
     this.resetAll();
     if (this.closed) return;
-    this.retryTimer = setTimeout(() => void this.connect(), this.retryMs);
-    this.retryTimer.unref();
+    this.retryTimer = setTimeout(() => void this.connect(), this.retryMs).unref();
     this.retryMs = Math.min(this.retryMs * 2, RECONNECT_MAX_MS);
   }
 

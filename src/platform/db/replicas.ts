@@ -47,10 +47,9 @@ interface Replica {
 }
 
 /**
- * Lag as the standby sees it: zero when it has replayed everything it received, otherwise how old
- * the last replayed transaction is. (`now() - pg_last_xact_replay_timestamp()` alone would grow on
- * an idle primary, where there is nothing to replay.) A server that is not in recovery (a promoted
- * standby) has no lag.
+ * Lag as the standby sees it: zero when it has replayed everything it received (`now() -
+ * pg_last_xact_replay_timestamp()` alone would grow on an idle primary), otherwise how old the last
+ * replayed transaction is. A server that is not in recovery (a promoted standby) has no lag.
  */
 const LAG_SQL = `
   SELECT CASE
@@ -94,8 +93,7 @@ export class ReplicaSet {
   /** Checks every replica now, then every `intervalMs` in the background. */
   async start(intervalMs: number): Promise<void> {
     await this.check();
-    this.timer = setInterval(() => void this.check(), intervalMs);
-    this.timer.unref();
+    this.timer = setInterval(() => void this.check(), intervalMs).unref();
   }
 
   /** One round of health and lag checks (a round still running is joined, not doubled). */

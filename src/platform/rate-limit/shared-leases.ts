@@ -27,8 +27,7 @@ export class SharedLeases {
     private readonly redis: Redis,
     private readonly settings: { prefix: string; leaseMs: number },
   ) {
-    this.renewal = setInterval(() => void this.renew(), Math.max(100, Math.floor(settings.leaseMs / 3)));
-    this.renewal.unref();
+    this.renewal = setInterval(() => void this.renew(), Math.max(100, Math.floor(settings.leaseMs / 3))).unref();
   }
 
   /**

@@ -10,10 +10,9 @@
  *   process several times its spans' own work (docs/performance.md, "Tracing overhead").
  *
  * Instrumentations: ioredis only (the rate limiter's commands, when a request's span records).
- * HTTP, GraphQL and SQL spans are the service's own (http-spans.ts, the GraphQL tracing plugin,
- * sql-spans.ts): the http, express and pg auto-instrumentations wrap every request, middleware and
- * query whether or not it is sampled, and name spans by middleware rather than by what the
- * request did.
+ * HTTP, GraphQL and SQL spans are the service's own: the http, express and pg auto-instrumentations
+ * wrap every request, middleware and query whether sampled or not, and name spans by middleware
+ * rather than by what the request did.
  */
 import { diag, DiagConsoleLogger, DiagLogLevel } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -27,11 +26,8 @@ import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRati
 export const DEFAULT_SAMPLE_RATIO = 0.1;
 export const DEFAULT_EXPORT_DELAY_MS = 200;
 
-export interface TracingHandle {
-  /** Sends what is buffered (tests, shutdown). */
-  forceFlush(): Promise<void>;
-  shutdown(): Promise<void>;
-}
+/** `forceFlush` sends what is buffered (tests, shutdown). */
+export type TracingHandle = Pick<NodeTracerProvider, 'forceFlush' | 'shutdown'>;
 
 export function startSdk(env: NodeJS.ProcessEnv): TracingHandle {
   // The SDK's own problems (a collector refusing spans) as warnings on stderr, not silence.
@@ -57,5 +53,5 @@ export function startSdk(env: NodeJS.ProcessEnv): TracingHandle {
       new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
     ],
   });
-  return { forceFlush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
+  return provider;
 }

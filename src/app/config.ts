@@ -157,7 +157,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   return {
     port: integer(env, 'PORT', 4000),
     host: env.HOST || '0.0.0.0',
-    // Absent: the embedded PGlite database in `dataDir`.
     databaseUrl: env.DATABASE_URL || undefined,
     // PostgreSQL itself when DATABASE_URL is a pooler (PgBouncer): migrations and advisory locks connect here.
     databaseDirectUrl: env.DATABASE_DIRECT_URL || undefined,

@@ -25,10 +25,7 @@ function namedQuery(name: string, text: string, values: unknown[]): pg.QueryConf
   return query as unknown as pg.QueryConfig;
 }
 
-/**
- * `namedStatements`: false behind a transaction-mode pooler (`?pgbouncer=true`), where a prepared
- * statement lives on one server connection.
- */
+/** `namedStatements`: false behind a transaction-mode pooler, where a prepared statement lives on one server connection. */
 export function withDirectRawQueries(
   prisma: PrismaClient,
   pool: pg.Pool,

@@ -6,10 +6,7 @@
  */
 import type { PrismaClient } from '../../generated/prisma/client';
 
-/**
- * Runs at most `limit` tasks at a time, the others in arrival order (a dozen lines: no library
- * needed). One may be shared by several clients (a request's primary and replica).
- */
+/** Runs at most `limit` tasks at a time, the others in arrival order; may serve a request's primary and replica both. */
 export class Semaphore {
   private running = 0;
   private readonly waiting: (() => void)[] = [];

@@ -79,10 +79,7 @@ class RecentKeys {
   }
 }
 
-/**
- * `busy`: whether the event loop is busy now (platform/event-loop-load.ts), never by default;
- * `now`: milliseconds, monotonic.
- */
+/** `busy`: whether the event loop is busy now (platform/event-loop-load.ts), never by default; `now`: monotonic ms. */
 export function createConcurrencyLimiter(
   settings: ConcurrencySettings,
   { busy = () => false, now = () => performance.now() }: { busy?: () => boolean; now?: () => number } = {},

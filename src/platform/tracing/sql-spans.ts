@@ -1,12 +1,9 @@
 /**
- * A client span per SQL statement, child of the request's span, made only when that span records
- * (an unsampled request, the dispatchers' polls and tracing off cost one property test). Hooked
- * where statements leave the process: the Prisma driver adapter (every model call and transaction
- * statement, on PostgreSQL and PGlite alike) and the direct raw-query path (direct-raw-queries.ts).
- *
- * The statement's text is normalized: its parameters never reach it (Prisma and `Prisma.sql` send
- * them apart, as `$1`…), and literals written into the text are replaced by `?`, so a value can
- * reach a span only as a parameter, which is never read.
+ * A client span per SQL statement, child of the request's span, made only when that span records.
+ * Hooked where statements leave the process: the Prisma driver adapter (model calls and
+ * transactions, PostgreSQL and PGlite alike) and the direct raw-query path (direct-raw-queries.ts).
+ * The text is normalized: parameters are sent apart (`$1`…) and never read, and literals written
+ * into the text are replaced by `?`, so no value reaches a span.
  */
 import { SpanKind, type Attributes } from '@opentelemetry/api';
 import { failed, recordingSpan, tracer } from './tracing';

@@ -33,10 +33,7 @@ let started: TracingHandle | undefined;
 
 export type { TracingHandle };
 
-/**
- * Starts the SDK when the environment asks for it (else does nothing and loads nothing). Once per
- * process: the tracer provider, the context manager and the propagator are global.
- */
+/** Starts the SDK when the environment asks for it, once per process (its provider and propagator are global). */
 export function startTracing(env: NodeJS.ProcessEnv = process.env): TracingHandle | undefined {
   if (started || !tracingRequested(env)) return started;
   // Loaded here only: a process without OTEL_* never reads the SDK's modules.

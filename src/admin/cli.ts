@@ -49,6 +49,15 @@ function optionalInt(options: Options, name: string): number | undefined {
   return parsed;
 }
 
+const text = (options: Options, name: string) => (typeof options[name] === 'string' ? (options[name] as string) : undefined);
+
+/** What a seeding command prints: the counts and the demo keys (shown only now). */
+const seededSummary = ({ organizations, reports, keys }: Awaited<ReturnType<typeof seedDatabase>>) => ({
+  organizations,
+  reports,
+  keys: keys.map((k) => ({ organization_id: k.organization_id, key: k.key })),
+});
+
 const list = (value: unknown) => (typeof value === 'string' && value !== '' ? value.split(',').map((s) => s.trim()) : []);
 
 export const COMMANDS: Record<string, { usage: string; run: Command }> = {
@@ -103,7 +112,7 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
           position: optionalInt(o, 'position'),
           brands: list(o.brands),
           headquarter: o.headquarter === true,
-          siret: typeof o.siret === 'string' ? o.siret : undefined,
+          siret: text(o, 'siret'),
         },
       }),
   },
@@ -125,9 +134,9 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
           entity_id: required(o, 'entity'),
           name: required(o, 'name'),
           email: typeof o.email === 'string' ? emailOption(o.email) : undefined,
-          role: typeof o.role === 'string' ? o.role : undefined,
-          phone: typeof o.phone === 'string' ? o.phone : undefined,
-          dealership_id: typeof o.dealership === 'string' ? o.dealership : undefined,
+          role: text(o, 'role'),
+          phone: text(o, 'phone'),
+          dealership_id: text(o, 'dealership'),
           created_by: 'admin-cli',
         },
       }),
@@ -143,7 +152,7 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
     run: async (prisma, o) => {
       const org = await prisma.organization.findUnique({ where: { id: required(o, 'org') } });
       if (!org) throw new UsageError('organization not found');
-      return issueApiKey(prisma, org.id, typeof o.name === 'string' ? o.name : 'api key', typeof o.env === 'string' ? o.env : 'live');
+      return issueApiKey(prisma, org.id, text(o, 'name') ?? 'api key', text(o, 'env') ?? 'live');
     },
   },
   'key:list': {
@@ -168,8 +177,8 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
         required(o, 'org'),
         {
           url: required(o, 'url'),
-          types: typeof o.types === 'string' ? o.types : null,
-          after: typeof o.after === 'string' ? o.after : null,
+          types: text(o, 'types') ?? null,
+          after: text(o, 'after') ?? null,
         },
         { allowPrivate: loadConfig().webhooks.allowPrivateAddresses },
       ),
@@ -188,7 +197,7 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
   },
   'webhook:redeliver': {
     usage: '--org ID --id ID [--after CURSOR] (from CURSOR, else from the oldest dead letter; re-enables)',
-    run: (prisma, o) => redeliverWebhook(prisma, required(o, 'org'), required(o, 'id'), typeof o.after === 'string' ? o.after : null),
+    run: (prisma, o) => redeliverWebhook(prisma, required(o, 'org'), required(o, 'id'), text(o, 'after') ?? null),
   },
   import: {
     usage: '--org ID --file FILE (JSON Lines, one full report per line)',
@@ -200,12 +209,9 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
       if (loadConfig().nodeEnv === 'production')
         throw new UsageError('seed is refused with NODE_ENV=production: demo keys would be created');
       if (!(await isDatabaseEmpty(prisma))) throw new UsageError('the database already has data; seed only fills an empty one');
-      const result = await seedDatabase(prisma, buildDemoDataset({ reports: optionalInt(o, 'reports'), seed: optionalInt(o, 'seed') }));
-      return {
-        organizations: result.organizations,
-        reports: result.reports,
-        keys: result.keys.map((k) => ({ organization_id: k.organization_id, key: k.key })),
-      };
+      return seededSummary(
+        await seedDatabase(prisma, buildDemoDataset({ reports: optionalInt(o, 'reports'), seed: optionalInt(o, 'seed') })),
+      );
     },
   },
   'demo:reset': {
@@ -216,12 +222,7 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
       const tables = await prisma.$queryRaw<{ name: string }[]>`
         SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'`;
       await prisma.$executeRawUnsafe(`TRUNCATE ${tables.map((t) => t.name).join(', ')} CASCADE`);
-      const result = await seedDatabase(prisma, buildDemoDataset({ reports: optionalInt(o, 'reports') }));
-      return {
-        organizations: result.organizations,
-        reports: result.reports,
-        keys: result.keys.map((k) => ({ organization_id: k.organization_id, key: k.key })),
-      };
+      return seededSummary(await seedDatabase(prisma, buildDemoDataset({ reports: optionalInt(o, 'reports') })));
     },
   },
   migrate: {
@@ -237,12 +238,6 @@ function optionsOf(usageLine: string): Record<string, { type: 'string' | 'boolea
   );
 }
 
-function usage(): string {
-  return Object.entries(COMMANDS)
-    .map(([name, c]) => `  ${name} ${c.usage}`)
-    .join('\n');
-}
-
 export async function runCli(argv: string[], db?: Database): Promise<{ code: number; output: unknown }> {
   const [commandName, ...rest] = argv;
   const command = commandName ? COMMANDS[commandName] : undefined;
@@ -251,9 +246,7 @@ export async function runCli(argv: string[], db?: Database): Promise<{ code: num
       code: 2,
       output: {
         error: `unknown command ${commandName ?? ''}`.trim(),
-        usage: usage()
-          .split('\n')
-          .map((s) => s.trim()),
+        usage: Object.entries(COMMANDS).map(([name, c]) => `${name} ${c.usage}`.trim()),
       },
     };
   let options: Options;

@@ -52,9 +52,8 @@ export function reportRowFromLine(row: unknown, context: ImportContext): Prisma.
     throw new Error(`type must be one of ${[...REPORT_TYPES].join(', ')}`);
   }
   if (!isObject(row.data) || !isObject(row.data.vehicle)) throw new Error('data.vehicle must be an object');
-  if (row.state !== undefined && row.state !== null && !isObject(row.state)) throw new Error('state must be an object');
-  if (row.real_costs !== undefined && row.real_costs !== null && !isObject(row.real_costs)) {
-    throw new Error('real_costs must be an object');
+  for (const field of ['state', 'real_costs']) {
+    if (row[field] !== undefined && row[field] !== null && !isObject(row[field])) throw new Error(`${field} must be an object`);
   }
   if (row.valid !== undefined && typeof row.valid !== 'boolean') throw new Error('valid must be a boolean');
   const organizationId = optionalUuid(row, 'organization_id');

@@ -13,107 +13,17 @@ import { DEFAULT_MAX_ANSWER_VALUES } from '../shared/answer-budget';
 
 export type { DispatcherConfig };
 
-export interface SubscriptionSettings {
-  /** Subscriptions of one organization open at once on one API instance. */
-  perOrganization: number;
-  /** Subscriptions open at once on one WebSocket. */
-  perSocket: number;
-  /** Largest WebSocket message a client may send (ws maxPayload); beyond it the socket is closed (1009). */
-  maxMessageBytes: number;
-  /** Each subscription reads the feed at least this often, notification or not. */
-  pollMs: number;
-  /** ... and this often while the instance cannot LISTEN (transaction pooler without DATABASE_DIRECT_URL). */
-  pollWithoutNotificationsMs: number;
-}
+/** The configuration `loadConfig` reads. */
+export type AppConfig = ReturnType<typeof loadConfig>;
 
-export interface AppConfig {
-  port: number;
-  host: string;
-  /** PostgreSQL server; when absent the embedded PGlite database in `dataDir` is used. */
-  databaseUrl?: string;
-  /** PostgreSQL itself when DATABASE_URL is a pooler (PgBouncer): migrations and advisory locks connect here. */
-  databaseDirectUrl?: string;
-  /** Streaming replicas for list and fetch reads (DATABASE_REPLICA_URLS, comma list). */
-  databaseReplicaUrls?: string[];
-  /** A replica more than this far behind the primary gets no reads. */
-  replicaMaxLagMs?: number;
-  /** How often the replicas' health and lag are checked. */
-  replicaCheckIntervalMs?: number;
-  dataDir: string;
-  pgPoolMax: number;
-  /** How long a query waits for a PostgreSQL connection before the request fails with 503. */
-  pgConnectionTimeoutMs: number;
-  /** PostgreSQL statement_timeout of the API's connections; 0: none. */
-  pgStatementTimeoutMs: number;
-  /** A request not answered after this long gets 503; also Node's limit for receiving a request. */
-  requestTimeoutMs: number;
-  /** Origins allowed to call the API from a browser: exact origins, or '*' for any; empty: CORS off. */
-  corsOrigins: string[] | '*';
-  /** Express's `trust proxy`: which proxies may name the client's address in X-Forwarded-For. */
-  trustProxy: boolean | number | string;
-  /** Stack traces in GraphQL error responses (debugging only). */
-  graphqlStackTraces: boolean;
-  appBaseUrl: string;
-  /**
-   * Key of the lists' cursor signatures (CURSOR_SECRET): the same on every instance behind one
-   * address. Unset, a fixed public key: cursors are still strictly validated, but anyone could sign one.
-   */
-  cursorSecret: string;
-  /** Seed demo data into an empty database at start-up. */
-  seedDemoData: boolean;
-  /**
-   * Apply pending migrations at start-up (under an advisory lock). Off when a separate job runs
-   * `npm run db:migrate`, e.g. behind PgBouncer in transaction mode, where a session lock cannot hold.
-   */
-  migrateOnStart: boolean;
-  /**
-   * On SIGTERM, how long the instance keeps serving while `/readyz` already answers 503, so the
-   * load balancer stops sending it traffic before it stops accepting connections.
-   */
-  shutdownDelayMs: number;
-  logLevel: string;
-  nodeEnv: NodeEnvironment;
-  /** smtp(s)://user:pass@host:port for the e-mail channel; absent: e-mails go to `${dataDir}/outbox.log`. */
-  smtpUrl?: string;
-  /** From header of the notification e-mails. */
-  mailFrom: string;
-  /** HTTP endpoint of the SMS provider; absent: SMS go to `${dataDir}/outbox.log`. */
-  smsApiUrl?: string;
-  /** Bearer token of the SMS provider. */
-  smsApiToken?: string;
-  /** Run the outbox dispatcher inside the API process (`npm start`). */
-  runDispatcher: boolean;
-  dispatcher: DispatcherConfig;
-  /** The change feed's retention and how often old events are pruned (docs/events.md). */
-  events: { retentionDays: number; pruneIntervalMs: number };
-  /** Signed webhooks of the change feed, delivered beside the outbox (docs/events.md, "Webhooks"). */
-  webhooks: WebhookDispatcherConfig;
-  /** GraphQL subscriptions over graphql-ws (docs/events.md, "Subscriptions"). */
-  subscriptions: SubscriptionSettings;
-  rateLimits: RateLimitSettings;
-  /** Requests of one organization in progress at once per instance, and the short line beyond. */
-  organizationConcurrency: ConcurrencySettings;
-  /**
-   * How long a refusal that repeats is held before it is sent (REFUSAL_DELAY_MS): a 429 for a spent
-   * budget, a wrong key. It costs a timer, and makes a client that does not wait cost one answer
-   * per delay and connection instead of as many as the CPU can write.
-   */
-  refusalDelayMs: number;
-  /** Values one answer may hold: past it, execution stops with QUERY_TOO_COMPLEX. */
-  maxAnswerValues: number;
-  /** Milliseconds of graphql-jit compilation per minute: one organization's, and all together. */
-  compileMsPerMinute: { organization: number; total: number };
-  metrics: {
-    /** Serve Prometheus metrics at GET /metrics. */
-    enabled: boolean;
-    /** When set, /metrics requires `Authorization: Bearer <token>`. */
-    token?: string;
-    /** The address METRICS_PORT listens on (METRICS_HOST, default 127.0.0.1: not HOST). */
-    host: string;
-    /** When set, /metrics is served on this port (an internal one) instead of the API's. */
-    port?: number;
-  };
-}
+/** `value` as a `T`: its optional fields stay optional where tests and callers override them. */
+const typed = <T>(value: T): T => value;
+
+const commaList = (raw: string | undefined) =>
+  (raw ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = Number.MIN_SAFE_INTEGER): number {
   const raw = env[name];
@@ -177,12 +87,8 @@ function metricsToken(env: NodeJS.ProcessEnv): string | undefined {
 
 /** CORS_ORIGINS: `*`, or a comma list of exact origins (`https://crm.example.com`, no path). */
 function corsOrigins(env: NodeJS.ProcessEnv): string[] | '*' {
-  const raw = (env.CORS_ORIGINS ?? '').trim();
-  if (raw === '*') return '*';
-  const origins = raw
-    .split(',')
-    .map((o) => o.trim())
-    .filter((o) => o !== '');
+  if ((env.CORS_ORIGINS ?? '').trim() === '*') return '*';
+  const origins = commaList(env.CORS_ORIGINS);
   for (const origin of origins) {
     // Browsers send the origin serialized this way; anything else could never match.
     const serialized = URL.canParse(origin) ? new URL(origin).origin : undefined;
@@ -196,10 +102,7 @@ function corsOrigins(env: NodeJS.ProcessEnv): string[] | '*' {
 
 /** DATABASE_REPLICA_URLS: a comma list of postgresql:// URLs. */
 function replicaUrls(env: NodeJS.ProcessEnv): string[] {
-  const urls = (env.DATABASE_REPLICA_URLS ?? '')
-    .split(',')
-    .map((u) => u.trim())
-    .filter((u) => u !== '');
+  const urls = commaList(env.DATABASE_REPLICA_URLS);
   for (const url of urls) {
     if (!/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url))
       throw new Error('DATABASE_REPLICA_URLS must be a comma list of postgresql:// URLs');
@@ -247,14 +150,15 @@ function nodeEnvironment(env: NodeJS.ProcessEnv): NodeEnvironment {
   throw new Error(`NODE_ENV=${JSON.stringify(env.NODE_ENV)} is not one of production, development, test`);
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
   const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1);
   const nodeEnv = nodeEnvironment(env);
   const metricsPort = integer(env, 'METRICS_PORT', 0, 0);
-  const config: AppConfig = {
+  return {
     port: integer(env, 'PORT', 4000),
     host: env.HOST || '0.0.0.0',
     databaseUrl: env.DATABASE_URL || undefined,
+    // PostgreSQL itself when DATABASE_URL is a pooler (PgBouncer): migrations and advisory locks connect here.
     databaseDirectUrl: env.DATABASE_DIRECT_URL || undefined,
     databaseReplicaUrls: replicaUrls(env),
     replicaMaxLagMs: integer(env, 'REPLICA_MAX_LAG_MS', 5_000, 0),
@@ -264,18 +168,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     pgConnectionTimeoutMs: integer(env, 'PG_CONNECTION_TIMEOUT_MS', 2_000, 1),
     // By default a statement stops when its request's deadline does.
     pgStatementTimeoutMs: integer(env, 'PG_STATEMENT_TIMEOUT_MS', requestTimeoutMs, 0),
+    // A request not answered after this long gets 503; also Node's limit for receiving a request.
     requestTimeoutMs,
     corsOrigins: corsOrigins(env),
     trustProxy: trustProxy(env),
     graphqlStackTraces: flag(env, 'GRAPHQL_STACK_TRACES', false),
     appBaseUrl: (env.APP_BASE_URL || 'https://app.vehicle-report.example').replace(/\/+$/, ''),
+    // The same on every instance behind one address. Unset, a fixed public key: cursors are still
+    // strictly validated, but anyone could sign one.
     cursorSecret: env.CURSOR_SECRET || DEFAULT_CURSOR_SECRET,
     // Demo data only where it cannot reach real clients.
     seedDemoData: flag(env, 'SEED_DEMO_DATA', nodeEnv !== 'production'),
+    // Off when a separate job runs `npm run db:migrate`, e.g. behind PgBouncer in transaction mode,
+    // where the migrations' session lock cannot hold.
     migrateOnStart: flag(env, 'MIGRATE_ON_START', true),
+    // On SIGTERM, how long the instance keeps serving while /readyz already answers 503, so the load
+    // balancer stops sending it traffic before it stops accepting connections.
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0),
     logLevel: env.LOG_LEVEL || 'info',
     nodeEnv,
+    // Either channel absent: its messages go to `${dataDir}/outbox.log`.
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || 'Vehicle Report <no-reply@vehicle-report.example>',
     smsApiUrl: env.SMS_API_URL || undefined,
@@ -292,16 +204,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       perSocket: integer(env, 'SUBSCRIPTIONS_PER_SOCKET', 10, 1),
       maxMessageBytes: integer(env, 'SUBSCRIPTION_MAX_MESSAGE_BYTES', 64 * 1024, 1024),
       pollMs: integer(env, 'SUBSCRIPTION_POLL_MS', 5_000, 50),
+      // While the instance cannot LISTEN (transaction pooler without DATABASE_DIRECT_URL).
       pollWithoutNotificationsMs: integer(env, 'SUBSCRIPTION_POLL_WITHOUT_NOTIFY_MS', 500, 50),
     },
-    rateLimits: {
+    rateLimits: typed<RateLimitSettings>({
       redisUrl: env.REDIS_URL || undefined,
       // Points: a request costs the SQL statements it may run (a list page 2, one report 1).
       requestsPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 3000, 1),
       leadsPerMinute: integer(env, 'LEAD_RATE_LIMIT_PER_MINUTE', 60, 1),
       anonymousPerMinute: integer(env, 'ANONYMOUS_RATE_LIMIT_PER_MINUTE', 60, 1),
-    },
-    organizationConcurrency: {
+    }),
+    organizationConcurrency: typed<ConcurrencySettings>({
       // 0: no cap. The default leaves the other tenants most of the pool (PG_POOL_MAX 10, three
       // statements in flight per request) and of the event loop; see docs/deploy.md, "Fairness".
       limit: integer(env, 'ORG_CONCURRENT_REQUESTS', 4, 0),
@@ -309,22 +222,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxWaitMs: integer(env, 'ORG_QUEUE_WAIT_MS', 1_000, 0),
       // While the event loop is busy and shared by several organizations: each one's cap (0: off).
       whenBusy: integer(env, 'ORG_CONCURRENT_REQUESTS_WHEN_BUSY', 1, 0),
-    },
+    }),
+    // A refusal that repeats (a spent budget, a wrong key) is held this long before it is sent: a
+    // timer, where a client that does not wait would otherwise cost as many answers as the CPU can write.
     refusalDelayMs: integer(env, 'REFUSAL_DELAY_MS', 500, 0),
+    // Past it, execution stops with QUERY_TOO_COMPLEX.
     maxAnswerValues: integer(env, 'MAX_ANSWER_VALUES', DEFAULT_MAX_ANSWER_VALUES, 1_000),
     compileMsPerMinute: {
       organization: integer(env, 'ORG_COMPILE_MS_PER_MINUTE', 250, 0),
       total: integer(env, 'COMPILE_MS_PER_MINUTE', 1_000, 0),
     },
-    metrics: {
+    metrics: typed<{ enabled: boolean; token?: string; host: string; port?: number }>({
       enabled: flag(env, 'METRICS_ENABLED', true),
       token: metricsToken(env),
       port: metricsPort === 0 ? undefined : metricsPort,
       // The internal port is internal: loopback unless told otherwise.
       host: env.METRICS_HOST || '127.0.0.1',
-    },
+    }),
   };
-  return config;
 }
 
 /**
@@ -347,7 +262,7 @@ export function databaseOptionsFrom(config: AppConfig, overrides: Partial<Databa
 /** The server's database: `databaseOptionsFrom` plus the read replicas. */
 export function serverDatabaseOptionsFrom(config: AppConfig, overrides: Partial<DatabaseOptions> = {}): DatabaseOptions {
   return databaseOptionsFrom(config, {
-    replicaUrls: config.databaseReplicaUrls ?? [],
+    replicaUrls: config.databaseReplicaUrls,
     replicaMaxLagMs: config.replicaMaxLagMs,
     replicaCheckIntervalMs: config.replicaCheckIntervalMs,
     ...overrides,

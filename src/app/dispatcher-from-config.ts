@@ -6,20 +6,10 @@ import { startEventPruning } from '../features/events/event-retention';
 import { WebhookDispatcher, type WebhookMetrics } from '../features/webhooks/webhook-dispatcher';
 import { OutboxDispatcher, type DispatcherMetrics } from '../features/notifications/dispatcher';
 
-export interface RunningDispatcher {
-  dispatcher: OutboxDispatcher;
-  webhooks: WebhookDispatcher;
-  /** stops the dispatcher (waiting for its batch) and closes the channels' connections */
-  stop(): Promise<void>;
-}
+export type RunningDispatcher = ReturnType<typeof startDispatcher>;
 
 /** A dispatcher over `db` with the configured channels, already started. */
-export function startDispatcher(
-  db: Database,
-  config: AppConfig,
-  logger: Logger,
-  metrics?: DispatcherMetrics & WebhookMetrics,
-): RunningDispatcher {
+export function startDispatcher(db: Database, config: AppConfig, logger: Logger, metrics?: DispatcherMetrics & WebhookMetrics) {
   const senders = channelSendersFromConfig(config, logger);
   const dispatcher = new OutboxDispatcher(db.prisma, senders, config.dispatcher, logger, metrics);
   dispatcher.start();
@@ -33,8 +23,7 @@ export function startDispatcher(
   const webhooks = new WebhookDispatcher(db.prisma, config.webhooks, logger, metrics);
   webhooks.start();
   return {
-    dispatcher,
-    webhooks,
+    /** Stops the dispatcher (waiting for its batch) and closes the channels' connections. */
     async stop() {
       await webhooks.stop();
       await pruning.stop();

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 // First: tracing starts (from OTEL_* variables) before the modules it instruments load.
 import '../platform/tracing/register';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import express from 'express';
 import { createHttpServer, listen } from '../platform/http/http-server';
 import { configureLogging, logger } from '../platform/logger';
@@ -13,7 +13,7 @@ import { answerRefusal } from '../api/rest/rest-errors';
 import { createRateLimits } from '../platform/rate-limit/rate-limiter';
 import { assertSafeToServe, loadConfig } from './config';
 import { createApp } from './create-app';
-import { startDispatcher, type RunningDispatcher } from './dispatcher-from-config';
+import { startDispatcher } from './dispatcher-from-config';
 import { prepareDatabase, printDemoKeys } from './prepare-database';
 
 async function main(): Promise<void> {
@@ -39,23 +39,21 @@ async function main(): Promise<void> {
   logger.info({ port, database: db.kind, tracing: tracing.on }, `Vehicle Report API listening on http://localhost:${port}`);
   if (seeded) printDemoKeys(port, seeded);
   // /metrics on an internal port of its own, when configured: never reachable through the API's.
-  const metricsPort = config.metrics.enabled ? config.metrics.port : undefined;
-  const metricsServer =
-    metricsPort === undefined ? undefined : createServer(express().use(metricsEndpoint(metrics, config.metrics.token, answerRefusal)));
-  if (metricsServer && metricsPort !== undefined) {
+  let metricsServer: Server | undefined;
+  if (config.metrics.enabled && config.metrics.port !== undefined) {
+    metricsServer = createServer(express().use(metricsEndpoint(metrics, config.metrics.token, answerRefusal)));
     // A port already taken ends the start like the API's (`failed to start`), not with a stack trace.
-    const bound = await listen(metricsServer, metricsPort, config.metrics.host);
+    const bound = await listen(metricsServer, config.metrics.port, config.metrics.host);
     logger.info({ host: config.metrics.host, port: bound }, 'metrics served on their own port');
   }
   // In-process by default, so `npm start` alone delivers notifications (RUN_DISPATCHER=false: use `npm run worker`).
-  const dispatcher: RunningDispatcher | undefined = config.runDispatcher ? startDispatcher(db, config, logger, metrics) : undefined;
+  const dispatcher = config.runDispatcher ? startDispatcher(db, config, logger, metrics) : undefined;
 
   const shutdown = (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
     logger.info({ signal, delayMs: config.shutdownDelayMs }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), config.shutdownDelayMs + Math.max(10_000, config.dispatcher.sendTimeoutMs + 5_000));
-    force.unref();
+    setTimeout(() => process.exit(1), config.shutdownDelayMs + Math.max(10_000, config.dispatcher.sendTimeoutMs + 5_000)).unref();
     // /readyz answers 503 from now on; keep serving until the load balancer has noticed.
     setTimeout(() => {
       metricsServer?.close();

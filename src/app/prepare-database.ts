@@ -1,7 +1,7 @@
 import { serverDatabaseOptionsFrom, type AppConfig } from './config';
 import type { Logger } from '../platform/logger';
 import { seedDatabase, isDatabaseEmpty } from '../seed/seed-database';
-import { openDatabase, type Database, type DatabaseOptions } from '../platform/db/database';
+import { openDatabase, type DatabaseOptions } from '../platform/db/database';
 import { applyMigrations, pendingMigrations } from '../platform/db/migrations/apply';
 
 /** The demo data this start seeded: its keys exist only here, to be printed once. */
@@ -10,18 +10,11 @@ export interface SeededDemo {
   reports: number;
 }
 
-export interface PreparedDatabase {
-  db: Database;
-  /** Present on the start that seeded an empty database. */
-  seeded?: SeededDemo;
-}
-
 /**
  * Opens the configured database, applies pending migrations (unless MIGRATE_ON_START=false) and, on
- * an empty one, seeds demo data.
- * `onQuery` sees every statement (the metrics time them).
+ * an empty one, seeds demo data (`seeded`). `onQuery` sees every statement (the metrics time them).
  */
-export async function prepareDatabase(config: AppConfig, logger: Logger, onQuery?: DatabaseOptions['onQuery']): Promise<PreparedDatabase> {
+export async function prepareDatabase(config: AppConfig, logger: Logger, onQuery?: DatabaseOptions['onQuery']) {
   if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, 'using embedded PostgreSQL (PGlite)');
   const db = await openDatabase(serverDatabaseOptionsFrom(config, { onQuery }));
   const replicas = db.replicaStatus();

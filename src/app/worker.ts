@@ -33,8 +33,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'worker stopping after the current batch');
-    const force = setTimeout(() => process.exit(1), config.dispatcher.sendTimeoutMs + 10_000);
-    force.unref();
+    setTimeout(() => process.exit(1), config.dispatcher.sendTimeoutMs + 10_000).unref();
     await running.stop();
     await db.close();
     await shutdownTracing();

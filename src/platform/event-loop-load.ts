@@ -1,20 +1,15 @@
 /**
  * How busy the event loop has been lately: its utilization (the share of time spent running
- * JavaScript and native callbacks rather than waiting for I/O) over the last sampling interval.
- * The concurrency limiter asks it whether to share the loop more strictly between tenants
- * (rate-limit/concurrency-limiter.ts): a request of one tenant waits behind every task of another
- * tenant's requests that became ready before it, so when the loop is busy, how many requests each
- * tenant has in flight decides how long the others wait.
+ * callbacks rather than waiting for I/O) over the last sampling interval. The concurrency limiter
+ * asks it whether to share the loop more strictly between tenants: on a busy loop, how many
+ * requests each tenant has in flight decides how long the others wait behind their tasks.
  */
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 /** Short enough that a burst is seen within a few of its requests; the sample itself costs ~1 µs. */
 const SAMPLE_INTERVAL_MS = 25;
 
-/**
- * Utilization at or over which the loop counts as busy: half of it running means a request
- * arriving now most likely waits behind another's task.
- */
+/** Busy from here on: half of the loop's time running means a request arriving now most likely waits behind another's task. */
 export const BUSY_UTILIZATION = 0.5;
 
 export interface EventLoopLoad {
@@ -31,8 +26,7 @@ export function watchEventLoopLoad(intervalMs = SAMPLE_INTERVAL_MS): EventLoopLo
     const now = performance.eventLoopUtilization();
     last = performance.eventLoopUtilization(now, previous).utilization;
     previous = now;
-  }, intervalMs);
-  timer.unref();
+  }, intervalMs).unref();
   return { utilization: () => last, stop: () => clearInterval(timer) };
 }
 

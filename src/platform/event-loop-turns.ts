@@ -2,10 +2,8 @@
  * Turns on the event loop for long synchronous work: one holder at a time, and the next one starts
  * in a later iteration of the loop than the previous one ended, so that what became ready
  * meanwhile (another tenant's I/O, timers, immediates) is handled in between. Parsing and
- * validating a large GraphQL document are synchronous (~10 ms for 5,000 fields after fragments
- * expand); four such requests of one tenant used to run back to back, and another tenant's request
- * waited behind all four (bench:abuse scenario 10). Taking a turn first, another tenant waits for
- * at most one of them.
+ * validating a large GraphQL document are synchronous: four such requests of one tenant would run
+ * back to back, another tenant's request waiting behind all four (bench:abuse scenario 10).
  */
 export class EventLoopTurns {
   private readonly waiting: ((done: () => void) => void)[] = [];

@@ -28,8 +28,7 @@ export type Logger = typeof logger;
  * The access lines' logger (platform/http/access-log.ts): the same output without redaction. Those
  * lines hold only the fields that module writes (route, path without its query, status, times,
  * ids), never a key or personal data, and redaction copies each object field of every line it
- * might censor, on every request (bench/HISTORY.md, 2026-11-29, 20:38). A line carrying an error
- * goes through `logger`.
+ * might censor, on every request. A line carrying an error goes through `logger`.
  */
 export const accessLogger = logger.child({}, { redact: [] });
 

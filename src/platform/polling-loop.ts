@@ -46,12 +46,11 @@ export class PollingLoop {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
         clearTimeout(timer);
         resolve();
-      }
-      this.wake = done;
+      };
     });
   }
 }

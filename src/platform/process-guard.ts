@@ -10,23 +10,16 @@ import { Counter } from 'prom-client';
 import type { Logger } from './logger';
 import { processMetricsRegistry } from './metrics/process-metrics';
 
-let counter: Counter | undefined;
-
-function unhandledRejections(): Counter {
-  counter ??= new Counter({
-    name: 'vr_unhandled_rejections_total',
-    help: 'Promise rejections that reached no handler (logged, never fatal): each one is a bug to fix.',
-    registers: [processMetricsRegistry()],
-  });
-  return counter;
-}
-
 let installed = false;
 
 export function surviveUnhandledRejections(log: Logger): void {
   if (installed) return;
   installed = true;
-  const rejections = unhandledRejections();
+  const rejections = new Counter({
+    name: 'vr_unhandled_rejections_total',
+    help: 'Promise rejections that reached no handler (logged, never fatal): each one is a bug to fix.',
+    registers: [processMetricsRegistry()],
+  });
   process.on('unhandledRejection', (reason) => {
     rejections.inc();
     log.error({ err: reason }, 'unhandled promise rejection (the process goes on)');

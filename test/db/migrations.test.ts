@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SqlSession } from '../../src/platform/db/sql-session';
+import type { SqlSession } from '../../src/platform/db/database';
 import { applyMigrations, checksumOf, pendingMigrations, readMigrations, MIGRATIONS_DIR } from '../../src/platform/db/migrations/apply';
 import { diffSchemas } from '../../scripts/prisma-diff';
 import { createScratchDatabase, DATABASE_KINDS } from '../support/databases';

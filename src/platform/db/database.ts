@@ -10,71 +10,56 @@ import { PrismaClient } from '../../generated/prisma/client';
 import { withDirectRawQueries } from './direct-raw-queries';
 import { INACTIVE, PostgresListener, type NotificationHandlers, type Subscription } from './notifications';
 import { ReplicaSet, serverName, type ReadClient, type ReadRouting, type ReplicaStatus } from './replicas';
-import type { SqlSession } from './sql-session';
 import { parseTimestamptz } from './timestamptz';
 import { tracedAdapterFactory } from '../tracing/sql-spans';
 import { tracing } from '../tracing/tracing';
 
-export type { ReadClient, ReadRouting, ReplicaStatus };
-
 export type DatabaseKind = 'postgres' | 'pglite';
+
+/** One connection, for what Prisma's pooled client cannot do: migration scripts, session-level advisory locks. */
+export interface SqlSession {
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /** Runs a script of several statements (no parameters). */
+  exec(script: string): Promise<void>;
+}
 
 export interface Database {
   kind: DatabaseKind;
   /** The primary: writes, and every read that must see the latest data. */
   prisma: PrismaClient;
-  /**
-   * Where one request's list and fetch reads go: a usable replica (round robin; healthy and within
-   * `replicaMaxLagMs`), else the primary. Without replicas, the primary.
-   */
+  /** Where one request's list and fetch reads go: a usable replica (replicas.ts), else the primary. */
   reader(): ReadClient;
   /** The replicas' health and lag (empty without replicas). */
   replicaStatus(): ReplicaStatus[];
   /** Counts of where reads went since the database was opened (zeros without replicas). */
   readRouting(): ReadRouting;
-  /**
-   * Runs `work` on one dedicated connection (migrations, advisory locks): to `directUrl` when set
-   * (PostgreSQL itself, not a transaction-mode pooler), else from the pool.
-   */
+  /** Runs `work` on one dedicated connection (migrations, advisory locks): to `directUrl` when set, else from the pool. */
   withSession<T>(work: (session: SqlSession) => Promise<T>): Promise<T>;
-  /**
-   * LISTEN on `channel` (the primary's NOTIFYs). Inactive where notifications cannot be received:
-   * behind a transaction-mode PgBouncer without `directUrl`.
-   */
+  /** LISTEN on `channel`; inactive behind a transaction-mode PgBouncer without `directUrl`. */
   listen(channel: string, handlers: NotificationHandlers): Subscription;
   close(): Promise<void>;
 }
 
 export interface DatabaseOptions {
   /**
-   * postgresql://… ; when absent, PGlite is used. `?pgbouncer=true` says it is a transaction-mode
-   * PgBouncer: no start-up parameters beyond the ones PgBouncer knows (statement_timeout is then the
-   * pooler's or the role's setting, see docs/deploy.md).
+   * postgresql://…; absent: PGlite. `?pgbouncer=true`: a transaction-mode PgBouncer, sent no start-up
+   * parameter it does not know (statement_timeout is then the pooler's or the role's: docs/deploy.md).
    */
   url?: string;
-  /**
-   * PostgreSQL itself, when `url` is a pooler: `withSession` (migrations under a session-level
-   * advisory lock) connects here. Absent: sessions come from `url`'s pool.
-   */
+  /** PostgreSQL itself when `url` is a pooler: `withSession` (session-level advisory locks) connects here. */
   directUrl?: string;
-  /** Streaming replicas for list and fetch reads (PostgreSQL only). */
+  /** Streaming replicas for list and fetch reads (PostgreSQL only), as in AppConfig. */
   replicaUrls?: string[];
-  /** A replica further behind than this is skipped. Default 5000. */
   replicaMaxLagMs?: number;
-  /** How often replicas' health and lag are checked. Default 1000. */
   replicaCheckIntervalMs?: number;
   /** PGlite data folder, or `memory://` for an in-memory database. */
   dataDir?: string;
   poolMax?: number;
-  /**
-   * How long a query waits for a pooled connection (to open one, or for one to come free) before
-   * failing. Short, so that requests fail fast with 503 while PostgreSQL is down. Default 2000.
-   */
+  /** How long a query waits for a pooled connection: short, so requests fail fast with 503 while PostgreSQL is down. */
   connectionTimeoutMs?: number;
   /**
-   * PostgreSQL `statement_timeout` of the pooled connections (PostgreSQL only; absent or 0: none),
-   * so that work the client stopped waiting for stops in the database too. `withSession` (migrations,
-   * advisory locks) runs without it.
+   * PostgreSQL `statement_timeout` of the pooled connections (absent or 0: none), so that work the
+   * client stopped waiting for stops in the database too. `withSession` runs without it.
    */
   statementTimeoutMs?: number;
   /** Called for every SQL statement Prisma runs (tests count them; metrics time them). */
@@ -138,30 +123,28 @@ function openPool(rawUrl: string, options: DatabaseOptions, applicationName: str
   return pool;
 }
 
-/** A PostgreSQL server's client: Prisma over the pool, its raw reads straight on the pool. */
-function postgresClient(pool: pg.Pool, url: string, options: DatabaseOptions): PrismaClient {
-  const namedStatements = !pgbouncerFlag(url).pgbouncer;
-  return withDirectRawQueries(prismaClient(new PrismaPg(pool), options), pool, { onQuery: options.onQuery, namedStatements });
+/** A PostgreSQL server's pool and client: Prisma over the pool, its raw reads straight on the pool. */
+function openServer(url: string, options: DatabaseOptions, applicationName: string): { pool: pg.Pool; prisma: PrismaClient } {
+  const pool = openPool(url, options, applicationName);
+  const prisma = prismaClient(new PrismaPg(pool), options);
+  return { pool, prisma: withDirectRawQueries(prisma, pool, { onQuery: options.onQuery, namedStatements: !pgbouncerFlag(url).pgbouncer }) };
 }
 
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
-  const pool = openPool(url, options, 'vr-api');
-  const prisma = postgresClient(pool, url, options);
+  const { pool, prisma } = openServer(url, options, 'vr-api');
+  const { pgbouncer } = pgbouncerFlag(url);
   const replicaUrls = options.replicaUrls ?? [];
   const replicas =
     replicaUrls.length === 0
       ? undefined
       : new ReplicaSet(
-          replicaUrls.map((replicaUrl) => {
-            const replicaPool = openPool(replicaUrl, options, 'vr-api-replica');
-            return { name: serverName(replicaUrl), pool: replicaPool, prisma: postgresClient(replicaPool, replicaUrl, options) };
-          }),
+          replicaUrls.map((replicaUrl) => ({ name: serverName(replicaUrl), ...openServer(replicaUrl, options, 'vr-api-replica') })),
           prisma,
           options.replicaMaxLagMs ?? 5_000,
         );
   await replicas?.start(options.replicaCheckIntervalMs ?? 1_000);
   // LISTEN is session state: PostgreSQL itself, never a transaction-mode pooler.
-  const listenUrl = options.directUrl ?? (pgbouncerFlag(url).pgbouncer ? undefined : url);
+  const listenUrl = options.directUrl ?? (pgbouncer ? undefined : url);
   let listener: PostgresListener | undefined;
 
   async function session<T>(client: pg.ClientBase, work: (session: SqlSession) => Promise<T>): Promise<T> {
@@ -195,7 +178,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
         }
       }
       const client = await pool.connect();
-      const timeout = options.statementTimeoutMs && !pgbouncerFlag(url).pgbouncer;
+      const timeout = options.statementTimeoutMs && !pgbouncer;
       try {
         // Migrations (an index build) may rightly outlast a request's statement timeout.
         if (timeout) await client.query('SET statement_timeout = 0');
@@ -203,11 +186,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       } finally {
         // RESET goes back to the start-up value; a connection that cannot even do that is discarded.
         let broken: Error | undefined;
-        if (timeout)
-          broken = await client.query('RESET statement_timeout').then(
-            () => undefined,
-            (error: Error) => error,
-          );
+        if (timeout) await client.query('RESET statement_timeout').catch((error: Error) => (broken = error));
         client.release(broken);
       }
     },

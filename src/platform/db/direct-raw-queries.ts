@@ -1,14 +1,10 @@
 /**
  * `$queryRaw` answered by the `pg` pool itself, on PostgreSQL. Prisma's raw path costs more CPU
- * than the statement it sends: its driver adapter converts every value of every row
- * (`normalize_timestamptz`…), then the client deserializes the result once more by type. On a page
- * of 100 reports that was 14% of the request's CPU in the profile (bench/HISTORY.md, 2026-11-25). The driver
- * already returns what the callers read: Date for timestamps, numbers for int4 (counts are cast
- * `::int`), parsed jsonb, arrays for text[].
- *
- * Model calls (`findMany`…) and interactive transactions stay Prisma's; so does everything on
- * PGlite, whose single connection is shared with Prisma's transactions: a query from outside the
- * adapter would run in the middle of one.
+ * than the statement it sends: its driver adapter converts every value of every row, then the
+ * client deserializes the result once more by type. The driver already returns what the callers
+ * read: Date for timestamps, numbers for int4 (counts are cast `::int`), parsed jsonb, arrays.
+ * Model calls and interactive transactions stay Prisma's; so does everything on PGlite, whose single
+ * connection is shared with Prisma's transactions: a query from outside would run in the middle of one.
  */
 import pg from 'pg';
 import { Prisma, type PrismaClient } from '../../generated/prisma/client';
@@ -16,20 +12,6 @@ import { logger } from '../logger';
 import { inSqlSpan } from '../tracing/sql-spans';
 import { tracing } from '../tracing/tracing';
 import { preparedOwner, preparedStatementLost, StatementNames } from './prepared-statements';
-
-export type QueryObserver = (event: { query: string; durationMs: number }) => void;
-
-/** `$queryRaw` takes a `Prisma.Sql` or is used as a tagged template. */
-function sqlOf(first: unknown, values: unknown[]): Prisma.Sql {
-  if (first instanceof Prisma.Sql) return first;
-  return Prisma.sql(first as TemplateStringsArray, ...values);
-}
-
-export interface DirectRawQueryOptions {
-  onQuery?: QueryObserver;
-  /** false behind a transaction-mode pooler (`?pgbouncer=true`): a prepared statement lives on one server connection */
-  namedStatements: boolean;
-}
 
 /**
  * A named statement as pg's own Query. Given a config object, pg copies it by its property
@@ -43,7 +25,12 @@ function namedQuery(name: string, text: string, values: unknown[]): pg.QueryConf
   return query as unknown as pg.QueryConfig;
 }
 
-export function withDirectRawQueries(prisma: PrismaClient, pool: pg.Pool, options: DirectRawQueryOptions): PrismaClient {
+/** `namedStatements`: false behind a transaction-mode pooler, where a prepared statement lives on one server connection. */
+export function withDirectRawQueries(
+  prisma: PrismaClient,
+  pool: pg.Pool,
+  options: { onQuery?: (event: { query: string; durationMs: number }) => void; namedStatements: boolean },
+): PrismaClient {
   const names = new StatementNames(options.namedStatements);
   const run = async (sql: Prisma.Sql): Promise<unknown[]> => {
     const owner = preparedOwner(sql);
@@ -57,7 +44,7 @@ export function withDirectRawQueries(prisma: PrismaClient, pool: pg.Pool, option
       // them, or a migration under a kept plan. Naming stops for this pool; this statement runs
       // again (so does each one already sent named when another found out first).
       if (names.enabled) {
-        names.disable();
+        names.enabled = false;
         logger.warn(
           { code: (error as { code?: string }).code },
           'prepared statements turned off for this pool: the server did not keep them',
@@ -67,7 +54,8 @@ export function withDirectRawQueries(prisma: PrismaClient, pool: pg.Pool, option
     }
   };
   const queryRaw = async (first: unknown, ...values: unknown[]): Promise<unknown[]> => {
-    const sql = sqlOf(first, values);
+    // A `Prisma.Sql`, or the strings of a tagged template.
+    const sql = first instanceof Prisma.Sql ? first : Prisma.sql(first as TemplateStringsArray, ...values);
     const started = performance.now();
     try {
       return await (tracing.on ? inSqlSpan(sql.text, () => run(sql)) : run(sql));

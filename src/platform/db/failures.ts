@@ -1,8 +1,7 @@
 /**
  * The one place that decides whether an error means "the database is not there right now" (or
- * "it took too long"), whichever layer it reached us through: the `pg` driver itself, Prisma's
- * driver adapter (`DriverAdapterError` kinds), or Prisma's own error codes. REST, GraphQL and the
- * error handler all ask this module, so both interfaces answer an outage the same way: 503 with
+ * "it took too long"), whichever layer it reached us through (`pg`, Prisma's driver adapter, Prisma
+ * itself), so that REST, GraphQL and the error handler answer an outage alike: 503 with
  * Retry-After, instead of a 500 or a request that hangs.
  *
  * Measured on this stack (PostgreSQL reached through a TCP proxy that resets or refuses):
@@ -22,12 +21,10 @@
  *   so nothing was written: a 503 to retry, like the stall's other answers, not a bug's 500.
  */
 
-import { logger, type Logger } from '../logger';
-
-export type DatabaseFailureKind = 'unavailable' | 'timeout';
+import type { Logger } from '../logger';
 
 export interface DatabaseFailure {
-  kind: DatabaseFailureKind;
+  kind: 'unavailable' | 'timeout';
   /** What the client is told (REST `detail`, GraphQL `message`): no host, no SQL. */
   message: string;
 }
@@ -44,11 +41,11 @@ const TIMEOUT: DatabaseFailure = { kind: 'timeout', message: 'The database took 
  */
 const PRISMA_UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
 
-/** Prisma driver adapter error kinds (`@prisma/driver-adapter-utils`). */
-const ADAPTER_UNAVAILABLE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
-
 /** Node socket errors on the way to the server. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/** Prisma driver adapter error kinds (`@prisma/driver-adapter-utils`). */
+const ADAPTER_UNAVAILABLE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 
 /**
  * PgBouncer reports its own trouble reaching the server as 08P01 too (measured during a Patroni
@@ -64,11 +61,12 @@ const PGBOUNCER_UNAVAILABLE_MESSAGES =
  * read_only_sql_transaction: a write reached a node that is no longer the primary (demoted by
  * Patroni, the connection opened before the switch); a new connection finds the new primary.
  */
-function sqlStateFailure(code: string, message?: string): DatabaseFailure | undefined {
+function sqlStateFailure(code: unknown, message: unknown): DatabaseFailure | undefined {
+  if (typeof code !== 'string') return undefined;
   // 08P01 (protocol violation) is the driver's own mistake, e.g. more bind parameters than the
   // protocol counts: a bug to fix, not an outage to wait out; unless PgBouncer says it cannot
   // reach the server.
-  if (code === '08P01') return message && PGBOUNCER_UNAVAILABLE_MESSAGES.test(message) ? UNAVAILABLE : undefined;
+  if (code === '08P01') return typeof message === 'string' && PGBOUNCER_UNAVAILABLE_MESSAGES.test(message) ? UNAVAILABLE : undefined;
   if (/^08[0-9A-Z]{3}$/.test(code) || ['57P01', '57P02', '57P03', '53300', '25006'].includes(code)) return UNAVAILABLE;
   // 57014: query_canceled, which is what statement_timeout raises.
   if (code === '57014') return TIMEOUT;
@@ -93,33 +91,21 @@ interface ErrorLike {
   message?: unknown;
   cause?: unknown;
   originalError?: unknown;
-  meta?: {
-    driverAdapterError?: {
-      cause?: { kind?: unknown; code?: unknown; originalCode?: unknown; message?: unknown; originalMessage?: unknown };
-    };
-  };
+  meta?: { driverAdapterError?: { cause?: ErrorLike } };
 }
 
 function classifyOne(error: ErrorLike): DatabaseFailure | undefined {
   const code = typeof error.code === 'string' ? error.code : undefined;
-  if (code && PRISMA_UNAVAILABLE_CODES.has(code)) return UNAVAILABLE;
-  if (code && SOCKET_CODES.has(code)) return UNAVAILABLE;
+  if (code && (PRISMA_UNAVAILABLE_CODES.has(code) || SOCKET_CODES.has(code))) return UNAVAILABLE;
   // The adapter's payload: inside Prisma's error, or reached as a DriverAdapterError's `cause`.
   const adapterCause = error.meta?.driverAdapterError?.cause ?? (typeof error.kind === 'string' ? error : undefined);
-  if (adapterCause) {
-    if (typeof adapterCause.kind === 'string' && ADAPTER_UNAVAILABLE_KINDS.has(adapterCause.kind)) return UNAVAILABLE;
-    const sqlState = adapterCause.originalCode ?? adapterCause.code;
-    const message = adapterCause.originalMessage ?? adapterCause.message;
-    if (typeof sqlState === 'string') {
-      const failure = sqlStateFailure(sqlState, typeof message === 'string' ? message : undefined);
-      if (failure) return failure;
-    }
-  }
-  // A raw pg DatabaseError: a five-character SQLSTATE in `code`.
-  if (code && /^[0-9A-Z]{5}$/.test(code)) {
-    const failure = sqlStateFailure(code, typeof error.message === 'string' ? error.message : undefined);
-    if (failure) return failure;
-  }
+  if (typeof adapterCause?.kind === 'string' && ADAPTER_UNAVAILABLE_KINDS.has(adapterCause.kind)) return UNAVAILABLE;
+  const failure =
+    (adapterCause &&
+      sqlStateFailure(adapterCause.originalCode ?? adapterCause.code, adapterCause.originalMessage ?? adapterCause.message)) ??
+    // A raw pg DatabaseError: a SQLSTATE in `code`.
+    sqlStateFailure(code, error.message);
+  if (failure) return failure;
   if (code === 'P2028' && typeof error.message === 'string') {
     if (/Unable to start a transaction/i.test(error.message)) return UNAVAILABLE;
     // Our transactions end rolled back only through their timeout (a callback's own error is thrown as it is).
@@ -150,7 +136,7 @@ export function databaseFailureOf(error: unknown): DatabaseFailure | undefined {
  * `databaseFailureOf`, for the places that answer it with a 503: the cause goes to the log once,
  * as a warning (an outage is an operational event, not a bug), through the request's logger.
  */
-export function answeredDatabaseFailure(error: unknown, log: Logger = logger): DatabaseFailure | undefined {
+export function answeredDatabaseFailure(error: unknown, log: Logger): DatabaseFailure | undefined {
   const failure = databaseFailureOf(error);
   if (failure) log.warn({ err: error, failure: failure.kind }, 'database failure: answered 503');
   return failure;

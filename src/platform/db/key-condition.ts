@@ -2,11 +2,9 @@
  * `column = $n` for one key, `column = ANY($n)` for several. A statement kept prepared
  * (prepared-statements.ts) with `= ANY($n::uuid[])` is planned again on every execution:
  * PostgreSQL prices the generic plan for an array of unknown length above the custom plan for a
- * one-element array, so it never keeps it. Measured with pgbench (-M prepared, one report's row at
- * 100k reports): 0.144 ms per execution with `= ANY($n)`, 0.100 ms with `= $n`. A fetch-one loads
- * one key, so it takes the statement whose generic plan PostgreSQL keeps; a batch of keys (a page's
- * relations) still goes in one statement. `column` is spliced in as written: a name fixed in the
- * code, never anything from a request.
+ * one-element array, so it never keeps it (pgbench: 0.144 ms against 0.100 ms with `= $n`). A batch
+ * of keys (a page's relations) still goes in one statement. `column` is spliced in as written: a
+ * name fixed in the code, never anything from a request.
  */
 import { Prisma } from '../../generated/prisma/client';
 

@@ -108,18 +108,23 @@ export class PostgresListener {
 
   /** The connection is gone: caches stop trusting themselves until the next one is listening. */
   private lost(): void {
+    if (!this.client) return;
+    void this.drop();
+    this.resetAll();
+    if (this.closed) return;
+    this.retryTimer = setTimeout(() => void this.connect(), this.retryMs).unref();
+    this.retryMs = Math.min(this.retryMs * 2, RECONNECT_MAX_MS);
+  }
+
+  /** Closes the connection, if any, and hears no more from it. */
+  private drop(): Promise<void> {
     const client = this.client;
-    if (!client) return;
     this.client = undefined;
     this.connected = false;
-    this.resetAll();
+    if (!client) return Promise.resolve();
     client.removeAllListeners();
     client.on('error', () => undefined);
-    void client.end().catch(() => undefined);
-    if (this.closed) return;
-    this.retryTimer = setTimeout(() => void this.connect(), this.retryMs);
-    this.retryTimer.unref();
-    this.retryMs = Math.min(this.retryMs * 2, RECONNECT_MAX_MS);
+    return client.end().catch(() => undefined);
   }
 
   private resetAll(): void {
@@ -131,13 +136,6 @@ export class PostgresListener {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.heartbeat) clearInterval(this.heartbeat);
     await this.connecting;
-    const client = this.client;
-    this.client = undefined;
-    this.connected = false;
-    if (client) {
-      client.removeAllListeners();
-      client.on('error', () => undefined);
-      await client.end().catch(() => undefined);
-    }
+    await this.drop();
   }
 }

@@ -1,26 +1,20 @@
 /**
  * Statements PostgreSQL keeps prepared on each connection. A statement sent unnamed is parsed,
  * analysed and planned on every execution; a named one is parsed once per connection, and after
- * five executions PostgreSQL may keep one generic plan for it. A/B at 100k reports, PostgreSQL's
- * CPU per request: −28 % on the REST default page, −23 % on the GraphQL page of (a), −20 % on
- * one report (bench/HISTORY.md, 2026-11-26, 21:37–22:38).
+ * five executions PostgreSQL may keep one generic plan for it (a fifth to a quarter less of
+ * PostgreSQL's CPU per request, measured).
  *
  * A generic plan is made without the parameters' values, so only statements whose best plan does
  * not depend on them are marked (`prepared`): lookups by primary key or by ids, and a page or count
  * whose only conditions are the organization, `valid` and a cursor (each served by one index
  * whatever the values). A filter whose selectivity depends on its value (a type, a date range, a
- * search) stays unnamed and is planned with its values, as before.
- *
- * PostgreSQL still decides per statement: where the generic plan looks costlier it goes on planning
- * with the values, saving only the parse (the GraphQL page with its relations, measured).
+ * search) stays unnamed and is planned with its values.
  *
  * Bounded: each named text costs memory on every connection of the pool (40–90 KB in the backend
- * for a page's statement: pg_backend_memory_contexts, CachedPlan*). The fixed lookups are texts of
- * the code (a handful); a page's text varies with what its request asks (`order_by`, the selected
- * columns), so a page is marked with its organization, and each organization may name at most
- * NAMES_PER_OWNER of them: one tenant sending every order it can think of takes a quarter of the
- * names, not the others' share; the fixed texts have their own bound. Texts past a bound run
- * unnamed, which costs only speed (at most 48 statements, ~4 MB, per connection).
+ * for a page's statement). A page's text varies with what its request asks (`order_by`, the
+ * selected columns), so a page is marked with its organization, and each organization may name at
+ * most NAMES_PER_OWNER of them: one tenant takes a quarter of the names, not the others' share; the
+ * code's fixed texts have their own bound. Texts past a bound run unnamed, which costs only speed.
  */
 import { createHash } from 'node:crypto';
 import type { Prisma } from '../../generated/prisma/client';
@@ -64,23 +58,19 @@ export class StatementNames {
   private readonly introduced = new Map<StatementOwner, number>();
   /** names introduced by organizations' requests, all together */
   private requestShaped = 0;
-  private active: boolean;
 
-  constructor(
-    enabled: boolean,
-    private readonly capacity = STATEMENT_NAMES_CAPACITY,
-    private readonly perOwner = NAMES_PER_OWNER,
-  ) {
-    this.active = enabled;
-  }
+  /** `enabled`: turned off for good once the server did not keep a name (see `preparedStatementLost`). */
+  constructor(public enabled: boolean) {}
 
   /** The text's name, or undefined when it runs unnamed (naming off, the names all taken, or the owner's). */
   nameOf(text: string, owner: StatementOwner = FIXED_TEXT): string | undefined {
-    if (!this.active) return undefined;
+    if (!this.enabled) return undefined;
     const named = this.names.get(text);
     if (named !== undefined) return named;
     const count = this.introduced.get(owner) ?? 0;
-    if (owner === FIXED_TEXT ? count >= FIXED_TEXT_NAMES_CAPACITY : count >= this.perOwner || this.requestShaped >= this.capacity) {
+    if (
+      owner === FIXED_TEXT ? count >= FIXED_TEXT_NAMES_CAPACITY : count >= NAMES_PER_OWNER || this.requestShaped >= STATEMENT_NAMES_CAPACITY
+    ) {
       return undefined;
     }
     if (owner !== FIXED_TEXT) this.requestShaped += 1;
@@ -88,15 +78,6 @@ export class StatementNames {
     const name = statementNameOf(text);
     this.names.set(text, name);
     return name;
-  }
-
-  get enabled(): boolean {
-    return this.active;
-  }
-
-  /** From now on every statement runs unnamed (see `preparedStatementLost`). */
-  disable(): void {
-    this.active = false;
   }
 }
 

@@ -1,19 +1,14 @@
 /**
  * Read replicas (PostgreSQL streaming standbys) for the reads that tolerate a little staleness:
- * list and fetch queries. Everything else stays on the primary (see database.ts).
- *
- * Why not `@prisma/extension-read-replicas` (0.5.0, the one for Prisma 7): it accepts driver-adapter
- * clients, but it picks a replica at random per query with no health or lag check and no fallback
- * when a replica fails, it sends every `find*`/`count` of the extended client to a replica unless
- * the caller opts out with `$primary()` (our idempotency look-ups and the dealership check of lead
- * creation would read stale rows), and it leaves `$queryRaw` (our report lists) on the primary.
- * So routing is done here, one level down: one Prisma client per server (each over its own `pg`
- * pool), a health and lag monitor, round robin over the usable replicas, and a client that re-runs a
- * read on the primary when its replica turns out to be unreachable.
+ * list and fetch queries. Everything else stays on the primary (see database.ts). One Prisma client
+ * per server (each over its own `pg` pool), a health and lag monitor, round robin over the usable
+ * replicas, and a client that re-runs a read on the primary when its replica turns out to be
+ * unreachable; why not `@prisma/extension-read-replicas`: docs/deploy.md, "Read replicas".
  */
 import pg from 'pg';
 import type { PrismaClient } from '../../generated/prisma/client';
 import { databaseFailureOf } from './failures';
+import { statementView } from './statement-limiter';
 
 export interface ReplicaStatus {
   /** host:port of the replica (its URL without credentials): a bounded metrics label. */
@@ -39,26 +34,22 @@ export interface ReadRouting {
 export interface ReadClient {
   /** Where this request's reads go: a replica (with fallback to the primary) or the primary itself. */
   prisma: PrismaClient;
-  /**
-   * Set when `prisma` reads from a replica: the primary, to ask again about ids the replica does
-   * not know (yet). Undefined when `prisma` is the primary already.
-   */
+  /** Set when `prisma` reads from a replica: the primary, asked again about ids the replica does not know (yet). */
   primaryOnMiss?: PrismaClient;
-  /** The replica's name, or undefined for the primary. */
-  replica?: string;
 }
 
-export interface Replica {
+interface Replica {
   name: string;
   prisma: PrismaClient;
   pool: pg.Pool;
+  healthy: boolean;
+  lagMs?: number;
 }
 
 /**
- * Lag as the standby sees it: zero when it has replayed everything it received, otherwise how old
- * the last replayed transaction is. (`now() - pg_last_xact_replay_timestamp()` alone would grow on
- * an idle primary, where there is nothing to replay.) A server that is not in recovery (a promoted
- * standby) has no lag.
+ * Lag as the standby sees it: zero when it has replayed everything it received (`now() -
+ * pg_last_xact_replay_timestamp()` alone would grow on an idle primary), otherwise how old the last
+ * replayed transaction is. A server that is not in recovery (a promoted standby) has no lag.
  */
 const LAG_SQL = `
   SELECT CASE
@@ -84,20 +75,15 @@ function shouldFallBack(error: unknown): boolean {
   return /conflict with recovery/i.test(text);
 }
 
-interface ReplicaState extends Replica {
-  healthy: boolean;
-  lagMs?: number;
-}
-
 export class ReplicaSet {
-  private readonly replicas: ReplicaState[];
+  private readonly replicas: Replica[];
   private next = 0;
   private timer?: NodeJS.Timeout;
   private checking?: Promise<void>;
   readonly routing: ReadRouting = { replica: 0, primary: 0, fallbackUnavailable: 0, fallbackNotFound: 0 };
 
   constructor(
-    replicas: Replica[],
+    replicas: Omit<Replica, 'healthy'>[],
     private readonly primary: PrismaClient,
     private readonly maxLagMs: number,
   ) {
@@ -107,8 +93,7 @@ export class ReplicaSet {
   /** Checks every replica now, then every `intervalMs` in the background. */
   async start(intervalMs: number): Promise<void> {
     await this.check();
-    this.timer = setInterval(() => void this.check(), intervalMs);
-    this.timer.unref();
+    this.timer = setInterval(() => void this.check(), intervalMs).unref();
   }
 
   /** One round of health and lag checks (a round still running is joined, not doubled). */
@@ -138,12 +123,12 @@ export class ReplicaSet {
     }));
   }
 
-  private usable(replica: ReplicaState): boolean {
+  private usable(replica: Replica): boolean {
     return replica.healthy && replica.lagMs !== undefined && replica.lagMs <= this.maxLagMs;
   }
 
   /** The next usable replica in round-robin order, or undefined when none is. */
-  private pick(): ReplicaState | undefined {
+  private pick(): Replica | undefined {
     for (let tried = 0; tried < this.replicas.length; tried += 1) {
       const replica = this.replicas[this.next % this.replicas.length]!;
       this.next = (this.next + 1) % this.replicas.length;
@@ -158,7 +143,7 @@ export class ReplicaSet {
     if (!replica) {
       return { prisma: countingClient(this.primary, () => (this.routing.primary += 1)) };
     }
-    const prisma = routedClient(this.primary, async (invoke) => {
+    const prisma = statementView(this.primary, ROUTED_METHODS, async (invoke) => {
       try {
         const result = await invoke(replica.prisma);
         this.routing.replica += 1;
@@ -172,7 +157,7 @@ export class ReplicaSet {
       }
     });
     const primaryOnMiss = countingClient(this.primary, () => (this.routing.fallbackNotFound += 1));
-    return { prisma, primaryOnMiss, replica: replica.name };
+    return { prisma, primaryOnMiss };
   }
 
   async close(): Promise<void> {
@@ -187,60 +172,12 @@ export class ReplicaSet {
   }
 }
 
-type Invoke = (client: PrismaClient) => PromiseLike<unknown>;
-
 /** Client methods that run a read we may route; `$transaction`, `$executeRaw` and the rest stay on the primary. */
 const ROUTED_METHODS = new Set(['$queryRaw', '$queryRawUnsafe']);
 
-/**
- * A client shaped like `shape` (the primary) whose model calls and raw queries go through
- * `execute`, which decides which real client runs them. Prisma's lazy promises become eager ones,
- * as with the statement limiter.
- */
-export function routedClient(shape: PrismaClient, execute: (invoke: Invoke) => Promise<unknown>): PrismaClient {
-  const views = new Map<PropertyKey, unknown>();
-  return new Proxy(shape, {
-    get(target, property) {
-      const cached = views.get(property);
-      if (cached) return cached;
-      const value = Reflect.get(target, property) as unknown;
-      let view: unknown;
-      if (typeof property === 'string' && ROUTED_METHODS.has(property) && typeof value === 'function') {
-        view = (...args: unknown[]) =>
-          execute((client) => (client as unknown as Record<string, (...a: unknown[]) => PromiseLike<unknown>>)[property]!(...args));
-      } else if (typeof property === 'string' && !property.startsWith('$') && typeof value === 'object' && value !== null) {
-        // A model delegate (prisma.report…): each of its methods is a statement.
-        const delegateViews = new Map<PropertyKey, unknown>();
-        view = new Proxy(value, {
-          get(delegate, method) {
-            const member = Reflect.get(delegate, method) as unknown;
-            if (typeof member !== 'function') return member;
-            let routed = delegateViews.get(method);
-            if (!routed) {
-              routed = (...args: unknown[]) =>
-                execute((client) => {
-                  const model = (client as unknown as Record<string, Record<PropertyKey, (...a: unknown[]) => PromiseLike<unknown>>>)[
-                    property
-                  ]!;
-                  return model[method]!(...args);
-                });
-              delegateViews.set(method, routed);
-            }
-            return routed;
-          },
-        });
-      } else {
-        return value;
-      }
-      views.set(property, view);
-      return view;
-    },
-  });
-}
-
 /** `client` itself, counting each statement run through it. */
 function countingClient(client: PrismaClient, count: () => void): PrismaClient {
-  return routedClient(client, async (invoke) => {
+  return statementView(client, ROUTED_METHODS, async (invoke) => {
     count();
     return invoke(client);
   });

@@ -6,10 +6,7 @@
  */
 import type { PrismaClient } from '../../generated/prisma/client';
 
-/**
- * Runs at most `limit` tasks at a time, the others in arrival order (a dozen lines: no library
- * needed). One may be shared by several clients (a request's primary and replica).
- */
+/** Runs at most `limit` tasks at a time, the others in arrival order; may serve a request's primary and replica both. */
 export class Semaphore {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
@@ -28,44 +25,53 @@ export class Semaphore {
   }
 }
 
-/** Client methods that send SQL; the others (`$on`, `$disconnect`, `$extends`…) pass through. */
-const RUNS_SQL = new Set(['$queryRaw', '$queryRawUnsafe', '$executeRaw', '$executeRawUnsafe', '$transaction']);
+/** Runs one statement (a model call or one of the client's methods) on the client given. */
+export type Invoke = (client: PrismaClient) => PromiseLike<unknown>;
+
+type Calls = Record<PropertyKey, (...args: unknown[]) => PromiseLike<unknown>>;
 
 /**
- * `prisma` seen through a semaphore: every statement (model calls, raw SQL, and an interactive
- * transaction as a whole) takes one of `limit` slots. Prisma's lazy promises become eager ones,
- * which every caller here awaits anyway.
+ * A client shaped like `shape` whose model calls and `methods` go through `execute`, which decides
+ * when and on which real client each runs; its other members (`$on`, `$disconnect`…) are `shape`'s.
+ * Prisma's lazy promises become eager ones, which every caller here awaits anyway.
  */
-export function limitStatements(prisma: PrismaClient, limit: number | Semaphore): PrismaClient {
-  const semaphore = typeof limit === 'number' ? new Semaphore(limit) : limit;
-  const wrapped = new Map<PropertyKey, unknown>();
-  const throughSemaphore =
-    (target: object, method: (...args: unknown[]) => PromiseLike<unknown>) =>
-    (...args: unknown[]) =>
-      semaphore.run(() => method.apply(target, args));
-  return new Proxy(prisma, {
-    get(target, property, receiver) {
-      const cached = wrapped.get(property);
+export function statementView(
+  shape: PrismaClient,
+  methods: ReadonlySet<string>,
+  execute: (invoke: Invoke) => Promise<unknown>,
+): PrismaClient {
+  const views = new Map<PropertyKey, unknown>();
+  return new Proxy(shape, {
+    get(target, property) {
+      const cached = views.get(property);
       if (cached) return cached;
-      const value = Reflect.get(target, property, receiver) as unknown;
-      let view: unknown = value;
-      if (typeof property === 'string' && RUNS_SQL.has(property) && typeof value === 'function') {
-        view = throughSemaphore(target, value as (...args: unknown[]) => PromiseLike<unknown>);
-      } else if (typeof property === 'string' && !property.startsWith('$') && typeof value === 'object' && value !== null) {
-        // A model delegate (prisma.report, prisma.user…): each of its methods runs SQL.
+      const value = Reflect.get(target, property) as unknown;
+      if (typeof property !== 'string') return value;
+      let view: unknown;
+      if (methods.has(property) && typeof value === 'function') {
+        view = (...args: unknown[]) => execute((client) => (client as unknown as Calls)[property]!(...args));
+      } else if (!property.startsWith('$') && typeof value === 'object' && value !== null) {
+        // A model delegate (prisma.report, prisma.user…): each of its methods is a statement.
         view = new Proxy(value, {
-          get(delegate, method, delegateReceiver) {
-            const member = Reflect.get(delegate, method, delegateReceiver) as unknown;
-            return typeof member === 'function'
-              ? throughSemaphore(delegate, member as (...args: unknown[]) => PromiseLike<unknown>)
-              : member;
+          get(delegate, method) {
+            const member = Reflect.get(delegate, method) as unknown;
+            if (typeof member !== 'function') return member;
+            return (...args: unknown[]) => execute((client) => (client as unknown as Record<string, Calls>)[property]![method]!(...args));
           },
         });
       } else {
         return value;
       }
-      wrapped.set(property, view);
+      views.set(property, view);
       return view;
     },
   });
+}
+
+/** Client methods that send SQL (an interactive transaction takes one slot as a whole). */
+const RUNS_SQL = new Set(['$queryRaw', '$queryRawUnsafe', '$executeRaw', '$executeRawUnsafe', '$transaction']);
+
+/** `prisma` seen through a semaphore: every statement takes one of its slots. */
+export function limitStatements(prisma: PrismaClient, semaphore: Semaphore): PrismaClient {
+  return statementView(prisma, RUNS_SQL, (invoke) => semaphore.run(() => invoke(prisma)));
 }

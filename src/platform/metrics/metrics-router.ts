@@ -3,7 +3,7 @@
  * optionally behind a bearer token), and the timing of every other request.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import { Registry } from 'prom-client';
 import { routeOf } from '../http/access-log';
 import { sendRefusal, type AnswerRefusal } from '../http/refusals';
@@ -20,24 +20,6 @@ function sameToken(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-function bearerOf(header: string | undefined): string | undefined {
-  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
-}
-
-/** Times the request from here to the last byte (or the client hanging up). */
-function timeRequests(metrics: AppMetrics): RequestHandler {
-  return (req, res, next) => {
-    const method = KNOWN_METHODS.has(req.method) ? req.method : 'other';
-    const stop = metrics.httpRequestDuration.startTimer();
-    res.once('close', () => {
-      const status = res.writableFinished ? String(res.statusCode) : 'aborted';
-      // The route the application matched for this request (api/request-route.ts), not matched again.
-      stop({ method, route: routeOf(res), status_code: status });
-    });
-    next();
-  };
-}
-
 export interface MetricsRouterOptions {
   /** When set, scrapes need `Authorization: Bearer <token>`. */
   token?: string;
@@ -52,7 +34,7 @@ export function metricsEndpoint(metrics: AppMetrics, token: string | undefined, 
   const router = Router({ caseSensitive: true, strict: true });
   router.get(METRICS_PATH, async (req, res) => {
     if (token !== undefined) {
-      const given = bearerOf(req.headers.authorization);
+      const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
       if (given === undefined || !sameToken(given, token)) {
         sendRefusal(res, answer({ kind: 'scrape-not-authorized', challenge: 'Bearer realm="metrics"' }));
         return;
@@ -71,7 +53,16 @@ export function metricsEndpoint(metrics: AppMetrics, token: string | undefined, 
 export function metricsRouter(metrics: AppMetrics, options: MetricsRouterOptions): Router {
   const router = Router();
   if (options.serveEndpoint !== false) router.use(metricsEndpoint(metrics, options.token, options.answerRefusal));
-  // After the endpoint: scrapes are not timed, everything else is.
-  router.use(timeRequests(metrics));
+  // After the endpoint: scrapes are not timed; everything else is, to the last byte (or the client hanging up).
+  router.use((req, res, next) => {
+    const method = KNOWN_METHODS.has(req.method) ? req.method : 'other';
+    const stop = metrics.httpRequestDuration.startTimer();
+    res.once('close', () => {
+      const status = res.writableFinished ? String(res.statusCode) : 'aborted';
+      // The route the application matched for this request (api/request-route.ts), not matched again.
+      stop({ method, route: routeOf(res), status_code: status });
+    });
+    next();
+  });
   return router;
 }

@@ -5,8 +5,8 @@
  * organization, an e-mail address or a phone number.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { DatabaseOptions } from '../db/database';
 import type { RateLimitKind } from '../rate-limit/rate-limiter';
+import { sqlVerb } from '../tracing/sql-spans';
 
 export type ApiInterface = 'rest' | 'graphql';
 
@@ -28,30 +28,15 @@ const SQL_OPERATIONS = new Set([
   'set',
 ]);
 
-export interface AppMetrics {
-  registry: Registry;
-  httpRequestDuration: Histogram<'method' | 'route' | 'status_code'>;
-  /** Fits `DatabaseOptions.onQuery`: times every SQL statement by its kind. */
-  observeQuery: NonNullable<DatabaseOptions['onQuery']>;
-  /** A rejection recorder for one interface, for `reportingRejections`. */
-  rateLimitRejected(api: ApiInterface): (limit: RateLimitKind) => void;
-  /** One notification delivery attempt and the row's status after it. */
-  notificationAttempted(channel: string, status: keyof typeof ATTEMPT_OUTCOMES): void;
-  /** One webhook request and what became of its event; the lag from the change to its delivery. */
-  webhookAttempted(outcome: 'delivered' | 'retry' | 'dead', lagSeconds: number | undefined): void;
-  /** GraphQL subscriptions open on this instance. */
-  subscriptionsOpen: Gauge;
-  /** Events pushed to subscribers, and the lag from each event's writing transaction to its push. */
-  subscriptionEventPushed(lagSeconds: number | undefined): void;
-}
+export type AppMetrics = ReturnType<typeof createMetrics>;
 
 /** The SQL verb of a statement (`select`, `insert`, ...): its text and values never become labels. */
 export function sqlOperationOf(query: string): string {
-  const verb = /^[\s(]*([A-Za-z]+)/.exec(query)?.[1]?.toLowerCase() ?? '';
+  const verb = sqlVerb(query).toLowerCase();
   return SQL_OPERATIONS.has(verb) ? verb : 'other';
 }
 
-export function createMetrics(): AppMetrics {
+export function createMetrics() {
   const registry = new Registry();
   const httpRequestDuration = new Histogram({
     name: 'vr_http_request_duration_seconds',
@@ -114,14 +99,21 @@ export function createMetrics(): AppMetrics {
     registry,
     httpRequestDuration,
     subscriptionsOpen,
-    subscriptionEventPushed: (lagSeconds) => {
+    /** An event pushed to a subscriber, and the lag from its writing transaction to the push. */
+    subscriptionEventPushed: (lagSeconds: number | undefined) => {
       subscriptionEventsPushed.inc();
       if (lagSeconds !== undefined) subscriptionPushLag.observe(Math.max(0, lagSeconds));
     },
-    observeQuery: ({ query, durationMs }) => dbQueryDuration.observe({ operation: sqlOperationOf(query) }, durationMs / 1000),
-    rateLimitRejected: (api) => (limit) => rateLimitRejections.inc({ limit, interface: api }),
-    notificationAttempted: (channel, status) => notificationAttempts.inc({ channel, outcome: ATTEMPT_OUTCOMES[status] }),
-    webhookAttempted: (outcome, lagSeconds) => {
+    /** Fits `DatabaseOptions.onQuery`: times every SQL statement by its kind. */
+    observeQuery: ({ query, durationMs }: { query: string; durationMs: number }) =>
+      dbQueryDuration.observe({ operation: sqlOperationOf(query) }, durationMs / 1000),
+    /** A rejection recorder for one interface, for `reportingRejections`. */
+    rateLimitRejected: (api: ApiInterface) => (limit: RateLimitKind) => rateLimitRejections.inc({ limit, interface: api }),
+    /** One notification delivery attempt and the row's status after it. */
+    notificationAttempted: (channel: string, status: keyof typeof ATTEMPT_OUTCOMES) =>
+      notificationAttempts.inc({ channel, outcome: ATTEMPT_OUTCOMES[status] }),
+    /** One webhook request and what became of its event; the lag from the change to its delivery. */
+    webhookAttempted: (outcome: 'delivered' | 'retry' | 'dead', lagSeconds: number | undefined) => {
       webhookAttempts.inc({ outcome });
       if (lagSeconds !== undefined) webhookLag.observe(Math.max(0, lagSeconds));
     },

@@ -1,7 +1,6 @@
 /**
- * Read replicas seen from the API: each replica's replay lag and whether it gets reads, and where
- * reads went (replica, primary, and the two fallbacks). Read from the database handle at scrape
- * time; the lag itself is measured by the replica monitor (`pg_last_xact_replay_timestamp()`).
+ * Read replicas seen from the API, read from the database handle at scrape time: each replica's
+ * replay lag and whether it gets reads, and where reads went (replica, primary, the two fallbacks).
  * Labels: the replica's host:port, from the configuration (bounded), never credentials.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';

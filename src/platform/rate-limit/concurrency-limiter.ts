@@ -8,9 +8,9 @@
  *
  * When the event loop is busy and another key has asked for a slot within SHARED_WINDOW_MS, each
  * key's cap is `whenBusy` (1 by default) instead of `limit`: one tenant's four requests in flight
- * put four tasks ahead of each step of another tenant's request, one puts one (bench:abuse,
- * scenario 13: the victim's p95 17.2 -> 12.1 ms). Alone, or on an idle loop, a tenant keeps
- * `limit`. A request already running is never stopped: the stricter cap applies to the next ones.
+ * put four tasks ahead of each step of another tenant's request, one puts one (docs/deploy.md,
+ * "Fairness between tenants"). Alone, or on an idle loop, a tenant keeps `limit`. A request
+ * already running is never stopped: the stricter cap applies to the next ones.
  */
 
 export interface ConcurrencySettings {
@@ -23,9 +23,6 @@ export interface ConcurrencySettings {
   /** the cap of each key while the loop is busy and shared with another key; 0: always `limit` */
   whenBusy?: number;
 }
-
-/** Whether the event loop is busy enough for the stricter cap (platform/event-loop-load.ts). */
-export type BusyCheck = () => boolean;
 
 export type SlotRequest =
   | { admitted: true; release: () => void }
@@ -82,15 +79,11 @@ class RecentKeys {
   }
 }
 
-export interface LimiterOptions {
-  /** whether the event loop is busy now (platform/event-loop-load.ts); never, by default */
-  busy?: BusyCheck;
-  /** milliseconds, monotonic */
-  now?: () => number;
-}
-
-export function createConcurrencyLimiter(settings: ConcurrencySettings, options: LimiterOptions = {}): ConcurrencyLimiter {
-  const { busy = () => false, now = () => performance.now() } = options;
+/** `busy`: whether the event loop is busy now (platform/event-loop-load.ts), never by default; `now`: monotonic ms. */
+export function createConcurrencyLimiter(
+  settings: ConcurrencySettings,
+  { busy = () => false, now = () => performance.now() }: { busy?: () => boolean; now?: () => number } = {},
+): ConcurrencyLimiter {
   // Only keys with a request running or waiting are kept: memory follows the load, not the tenants.
   const keys = new Map<string, KeyState>();
   const recent = new RecentKeys(now);

@@ -31,10 +31,7 @@ export interface RateLimiter {
   consume(key: string, points?: number): Promise<RateLimitDecision>;
   /** Whether the key's budget is already spent, without taking anything. */
   isExhausted(key: string): Promise<boolean>;
-  /**
-   * The refusal this instance last answered for the key while it still holds (the budget cannot
-   * refill before its window ends, whatever other instances do): a 429 that costs no round trip.
-   */
+  /** The refusal last answered here for the key while it holds (a budget cannot refill before its window ends). */
   refusal(key: string): RateLimitDecision | undefined;
 }
 
@@ -86,16 +83,9 @@ function headersFor(policy: RateLimitPolicy, remaining: number, resetSeconds: nu
 }
 
 export function createRateLimiter(policy: RateLimitPolicy, redis?: Redis): RateLimiter {
-  const memory = new RateLimiterMemory({ keyPrefix: `vr-rl-${policy.name}`, points: policy.points, duration: policy.windowSeconds });
-  const limiter: RateLimiterAbstract = redis
-    ? new RateLimiterRedis({
-        storeClient: redis,
-        keyPrefix: `vr-rl-${policy.name}`,
-        points: policy.points,
-        duration: policy.windowSeconds,
-        insuranceLimiter: memory,
-      })
-    : memory;
+  const options = { keyPrefix: `vr-rl-${policy.name}`, points: policy.points, duration: policy.windowSeconds };
+  const memory = new RateLimiterMemory(options);
+  const limiter: RateLimiterAbstract = redis ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: memory }) : memory;
   const refusals = refusalMemory();
   return {
     async consume(key, points = 1) {
@@ -156,19 +146,29 @@ export interface RateLimits {
 /** `concurrency`: refused by the per-organization cap on requests in progress (concurrency-limiter.ts). */
 export type RateLimitKind = 'requests' | 'leads' | 'anonymous' | 'concurrency';
 
-/** The same limits (same budgets), telling `onRejected` of every refusal: metrics count them. */
-export function reportingRejections(limits: RateLimits, onRejected: (kind: RateLimitKind) => void): RateLimits {
-  const reporting = (kind: Exclude<RateLimitKind, 'concurrency'>): RateLimiter => ({
-    async consume(key, points) {
-      const decision = await limits[kind].consume(key, points);
-      if (!decision.allowed) onRejected(kind);
-      return decision;
-    },
+/** The same limits (same budgets), each one's `consume` seen through `wrap`. */
+export function wrappedConsumes(
+  limits: RateLimits,
+  wrap: (kind: Exclude<RateLimitKind, 'concurrency'>, consume: RateLimiter['consume']) => RateLimiter['consume'],
+): RateLimits {
+  const wrapped = (kind: Exclude<RateLimitKind, 'concurrency'>): RateLimiter => ({
+    consume: wrap(kind, (key, points) => limits[kind].consume(key, points)),
     isExhausted: (key) => limits[kind].isExhausted(key),
-    // A check: whoever answers the 429 it allows reports it.
     refusal: (key) => limits[kind].refusal(key),
   });
-  return { requests: reporting('requests'), leads: reporting('leads'), anonymous: reporting('anonymous'), close: () => limits.close() };
+  return { requests: wrapped('requests'), leads: wrapped('leads'), anonymous: wrapped('anonymous'), close: () => limits.close() };
+}
+
+/**
+ * The same limits, telling `onRejected` of every refusal: metrics count them. A `refusal` check
+ * reports nothing: whoever answers the 429 it allows reports it.
+ */
+export function reportingRejections(limits: RateLimits, onRejected: (kind: RateLimitKind) => void): RateLimits {
+  return wrappedConsumes(limits, (kind, consume) => async (key, points) => {
+    const decision = await consume(key, points);
+    if (!decision.allowed) onRejected(kind);
+    return decision;
+  });
 }
 
 export interface RateLimitSettings {

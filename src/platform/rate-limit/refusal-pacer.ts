@@ -2,13 +2,11 @@
  * When each held refusal is answered. A refusal that repeats (a wrong key, a spent budget) is held
  * before it is sent, so that a client ignoring Retry-After costs one answer per hold and
  * connection. But the holds of connections that arrive together end together, and their answers
- * are then written in one turn of the event loop: 2,000 connections with wrong keys had their
- * refusals released in the same tick, and another tenant's request waited 1.1 s behind them
+ * would be written in one turn of the event loop, another tenant's request waiting behind them
  * (bench:abuse scenario 12). The pacer spaces one payer's answers (a client address, an
  * organization: at most one per `spacingMs`) and spreads every hold over 100–150 % of its length
- * (never shorter than asked, never longer than the longest hold), so that a burst is answered a few
- * refusals at a time. A payer with more connections than its
- * longest hold can space waits that hold, and gets one answer per connection per longest hold.
+ * (never shorter than asked, never longer than the longest hold). A payer with more connections
+ * than its longest hold can space gets one answer per connection per longest hold.
  */
 export class RefusalPacer {
   /** by payer: the earliest moment its next refusal may be answered (performance.now() ms) */

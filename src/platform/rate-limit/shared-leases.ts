@@ -27,8 +27,7 @@ export class SharedLeases {
     private readonly redis: Redis,
     private readonly settings: { prefix: string; leaseMs: number },
   ) {
-    this.renewal = setInterval(() => void this.renew(), Math.max(100, Math.floor(settings.leaseMs / 3)));
-    this.renewal.unref();
+    this.renewal = setInterval(() => void this.renew(), Math.max(100, Math.floor(settings.leaseMs / 3))).unref();
   }
 
   /**
@@ -39,22 +38,11 @@ export class SharedLeases {
     if (this.redis.status !== 'ready') return 'unavailable';
     const member = `${this.instance}:${(this.counter += 1)}`;
     const now = Date.now();
-    let taken: unknown;
-    try {
-      taken = await this.redis.eval(
-        TAKE,
-        1,
-        this.redisKey(key),
-        limit,
-        now,
-        now + this.settings.leaseMs,
-        member,
-        this.settings.leaseMs * 2,
-      );
-    } catch {
-      return 'unavailable';
-    }
-    if (taken !== 1) return undefined;
+    const { leaseMs } = this.settings;
+    const taken = await this.redis
+      .eval(TAKE, 1, this.redisKey(key), limit, now, now + leaseMs, member, leaseMs * 2)
+      .catch(() => 'unavailable');
+    if (taken !== 1) return taken === 'unavailable' ? taken : undefined;
     this.held.set(member, key);
     let released = false;
     return () => {

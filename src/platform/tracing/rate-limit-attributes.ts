@@ -4,31 +4,26 @@
  * `anonymous`), the points asked, whether they were granted and, when refused, the wait. Never
  * the key (an organization or a client address). Applied only with tracing on (create-app.ts).
  */
-import type { RateLimiter, RateLimits } from '../rate-limit/rate-limiter';
+import { wrappedConsumes, type RateLimits } from '../rate-limit/rate-limiter';
 import { recordingSpan } from './tracing';
 
 export function annotatedRateLimits(limits: RateLimits): RateLimits {
-  const annotated = (kind: 'requests' | 'leads' | 'anonymous'): RateLimiter => {
+  return wrappedConsumes(limits, (kind, consume) => {
     const points = `vr.rate_limit.${kind}.points`;
     const allowed = `vr.rate_limit.${kind}.allowed`;
     const retryAfter = `vr.rate_limit.${kind}.retry_after_s`;
-    return {
-      // The span is known when the decision is asked for: an unsampled request gets the limiter's
-      // own promise, with no step added to its path.
-      consume(key, asked) {
-        const span = recordingSpan();
-        const deciding = limits[kind].consume(key, asked);
-        if (!span) return deciding;
-        return deciding.then((decision) => {
-          span.setAttribute(points, asked ?? 1);
-          span.setAttribute(allowed, decision.allowed);
-          if (!decision.allowed) span.setAttribute(retryAfter, decision.retryAfterSeconds);
-          return decision;
-        });
-      },
-      isExhausted: (key) => limits[kind].isExhausted(key),
-      refusal: (key) => limits[kind].refusal(key),
+    // The span is known when the decision is asked for: an unsampled request gets the limiter's
+    // own promise, with no step added to its path.
+    return (key, asked) => {
+      const span = recordingSpan();
+      const deciding = consume(key, asked);
+      if (!span) return deciding;
+      return deciding.then((decision) => {
+        span.setAttribute(points, asked ?? 1);
+        span.setAttribute(allowed, decision.allowed);
+        if (!decision.allowed) span.setAttribute(retryAfter, decision.retryAfterSeconds);
+        return decision;
+      });
     };
-  };
-  return { requests: annotated('requests'), leads: annotated('leads'), anonymous: annotated('anonymous'), close: () => limits.close() };
+  });
 }

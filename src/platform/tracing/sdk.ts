@@ -1,22 +1,18 @@
 /**
  * The OpenTelemetry SDK, loaded by `startTracing` only when the environment names a collector.
- * Configured by the standard variables, read by the SDK itself: `OTEL_EXPORTER_OTLP_ENDPOINT` /
- * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (OTLP over HTTP, JSON), `OTEL_EXPORTER_OTLP_HEADERS`,
- * `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER` and
- * `OTEL_TRACES_SAMPLER_ARG`, `OTEL_BSP_*` (batching). Two defaults differ from the SDK's:
+ * Configured by the standard `OTEL_*` variables, read by the SDK itself (OTLP over HTTP, JSON;
+ * docs/deploy.md, "Observability"). Two defaults differ from the SDK's:
  * - without `OTEL_TRACES_SAMPLER`, requests are sampled at 10 % (`parentbased_traceidratio`, or
  *   the ratio in `OTEL_TRACES_SAMPLER_ARG`), a caller's sampled flag still being followed; the
  *   SDK's default (`parentbased_always_on`) would record every request of a busy service;
  * - without `OTEL_BSP_SCHEDULE_DELAY`, ended spans are sent every 200 ms rather than every 5 s:
- *   spans kept for seconds outlive V8's young generation and are copied into the old one; with the
- *   SDK's delay a sampled request cost the process several times its spans' own work
- *   (docs/performance.md, "Tracing overhead"). A collector receives more, smaller batches.
+ *   spans kept for seconds outlive V8's young generation, and a sampled request then cost the
+ *   process several times its spans' own work (docs/performance.md, "Tracing overhead").
  *
  * Instrumentations: ioredis only (the rate limiter's commands, when a request's span records).
- * HTTP, GraphQL and SQL spans are the service's own (http-spans.ts, the GraphQL tracing plugin,
- * sql-spans.ts): the http, express and pg auto-instrumentations wrap every request, middleware and
- * query whether or not it is sampled, and name spans by middleware rather than by what the
- * request did.
+ * HTTP, GraphQL and SQL spans are the service's own: the http, express and pg auto-instrumentations
+ * wrap every request, middleware and query whether sampled or not, and name spans by middleware
+ * rather than by what the request did.
  */
 import { diag, DiagConsoleLogger, DiagLogLevel } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -26,22 +22,12 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-node';
 
-/** This service's default when `OTEL_TRACES_SAMPLER` is unset (see above). */
+/** This service's defaults (see above). */
 export const DEFAULT_SAMPLE_RATIO = 0.1;
-/** This service's default when `OTEL_BSP_SCHEDULE_DELAY` is unset (see above). */
 export const DEFAULT_EXPORT_DELAY_MS = 200;
 
-function defaultSampler(env: NodeJS.ProcessEnv) {
-  const given = Number(env.OTEL_TRACES_SAMPLER_ARG);
-  const ratio = env.OTEL_TRACES_SAMPLER_ARG !== undefined && given >= 0 && given <= 1 ? given : DEFAULT_SAMPLE_RATIO;
-  return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
-}
-
-export interface TracingHandle {
-  /** Sends what is buffered (tests, shutdown). */
-  forceFlush(): Promise<void>;
-  shutdown(): Promise<void>;
-}
+/** `forceFlush` sends what is buffered (tests, shutdown). */
+export type TracingHandle = Pick<NodeTracerProvider, 'forceFlush' | 'shutdown'>;
 
 export function startSdk(env: NodeJS.ProcessEnv): TracingHandle {
   // The SDK's own problems (a collector refusing spans) as warnings on stderr, not silence.
@@ -49,9 +35,11 @@ export function startSdk(env: NodeJS.ProcessEnv): TracingHandle {
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': 'vehicle-report-api' }))
     .merge(detectResources({ detectors: [envDetector] }));
+  const given = Number(env.OTEL_TRACES_SAMPLER_ARG);
+  const ratio = env.OTEL_TRACES_SAMPLER_ARG !== undefined && given >= 0 && given <= 1 ? given : DEFAULT_SAMPLE_RATIO;
   const provider = new NodeTracerProvider({
     resource,
-    ...(env.OTEL_TRACES_SAMPLER ? {} : { sampler: defaultSampler(env) }),
+    ...(env.OTEL_TRACES_SAMPLER ? {} : { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }) }),
     spanProcessors: [
       new BatchSpanProcessor(new OTLPTraceExporter(), env.OTEL_BSP_SCHEDULE_DELAY ? {} : { scheduledDelayMillis: DEFAULT_EXPORT_DELAY_MS }),
     ],
@@ -65,5 +53,5 @@ export function startSdk(env: NodeJS.ProcessEnv): TracingHandle {
       new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
     ],
   });
-  return { forceFlush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
+  return provider;
 }

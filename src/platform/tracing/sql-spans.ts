@@ -1,14 +1,11 @@
 /**
- * A client span per SQL statement, child of the request's span, made only when that span records
- * (an unsampled request, the dispatchers' polls and tracing off cost one property test). Hooked
- * where statements leave the process: the Prisma driver adapter (every model call and transaction
- * statement, on PostgreSQL and PGlite alike) and the direct raw-query path (direct-raw-queries.ts).
- *
- * The statement's text is normalized: its parameters never reach it (Prisma and `Prisma.sql` send
- * them apart, as `$1`…), and literals written into the text are replaced by `?`, so a value can
- * reach a span only as a parameter, which is never read.
+ * A client span per SQL statement, child of the request's span, made only when that span records.
+ * Hooked where statements leave the process: the Prisma driver adapter (model calls and
+ * transactions, PostgreSQL and PGlite alike) and the direct raw-query path (direct-raw-queries.ts).
+ * The text is normalized: parameters are sent apart (`$1`…) and never read, and literals written
+ * into the text are replaced by `?`, so no value reaches a span.
  */
-import { SpanKind, type Attributes, type Span } from '@opentelemetry/api';
+import { SpanKind, type Attributes } from '@opentelemetry/api';
 import { failed, recordingSpan, tracer } from './tracing';
 
 /** Longest statement text kept (an answer plan's statement is tens of kB). */
@@ -31,9 +28,12 @@ export function normalizedSql(text: string): string {
   return normalized.length > MAX_SQL_TEXT || head !== text ? `${normalized.slice(0, MAX_SQL_TEXT)}…` : normalized;
 }
 
+/** The statement's first word, upper case (`SELECT`, `WITH`, `BEGIN`…), or '' when it has none. */
+export const sqlVerb = (text: string) => (/^[\s(]*([A-Za-z]+)/.exec(text)?.[1] ?? '').toUpperCase();
+
 /** `SELECT reports`, `INSERT notification_outbox`, `BEGIN`…: the verb and the first table named. */
 export function sqlSpanName(text: string): string {
-  const verb = (/^[\s(]*([A-Za-z]+)/.exec(text)?.[1] ?? 'SQL').toUpperCase();
+  const verb = sqlVerb(text) || 'SQL';
   const table = /\b(?:FROM|INTO|UPDATE|JOIN)\s+(?:"?public"?\.)?"?([A-Za-z_][\w]*)"?/i.exec(text)?.[1];
   return table ? `${verb} ${table}` : verb;
 }
@@ -46,10 +46,9 @@ interface StatementDescription {
 /**
  * What a span says of each statement text, worked out once per text: the texts are few (Prisma's,
  * the code's, one per answer plan) and sent again and again, while normalizing an answer plan's
- * statement costs more than the rest of its span. Bounded in characters and in count; a text past
- * the bound evicts the oldest. Its content comes from the code and the plans, never from values
- * (parameters are not part of a text), and a tenant who churns it (many distinct documents) only
- * makes the next spans work their descriptions out again.
+ * statement costs more than the rest of its span. Bounded in characters and in count (the oldest
+ * goes first); a tenant who churns it (many distinct documents) only makes the next spans work
+ * their descriptions out again. Never values: parameters are not part of a text.
  */
 export const DESCRIPTIONS_MAX_ENTRIES = 512;
 export const DESCRIPTIONS_MAX_CHARS = 2_000_000;
@@ -66,7 +65,7 @@ export function describedStatement(text: string): StatementDescription {
     name: sqlSpanName(text),
     attributes: {
       'db.system.name': 'postgresql',
-      'db.operation.name': (/^[\s(]*([A-Za-z]+)/.exec(text)?.[1] ?? '').toUpperCase(),
+      'db.operation.name': sqlVerb(text),
       'db.query.text': normalizedSql(text),
     },
   };
@@ -85,57 +84,31 @@ export function describedStatementsHeld(): { entries: number; chars: number } {
   return { entries: descriptions.size, chars: descriptionChars };
 }
 
-function startSqlSpan(text: string): Span | undefined {
-  if (!recordingSpan()) return undefined;
-  const { name, attributes } = describedStatement(text);
-  return tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes });
-}
-
-function endSqlSpan(span: Span, error?: unknown): void {
-  if (error !== undefined) {
-    failed(span, error);
-    const code = (error as { code?: unknown } | null)?.code;
-    if (typeof code === 'string') span.setAttribute('db.response.status_code', code);
-  }
-  span.end();
-}
-
 /** Runs one statement in its span when the active span records; else runs it as it is. */
 export function inSqlSpan<T>(text: string, run: () => Promise<T>): Promise<T> {
-  const span = startSqlSpan(text);
-  if (!span) return run();
+  if (!recordingSpan()) return run();
+  const { name, attributes } = describedStatement(text);
+  const span = tracer().startSpan(name, { kind: SpanKind.CLIENT, attributes });
   return run().then(
     (result) => {
-      endSqlSpan(span);
+      span.end();
       return result;
     },
     (error: unknown) => {
-      endSqlSpan(span, error);
+      failed(span, error);
+      const code = (error as { code?: unknown } | null)?.code;
+      if (typeof code === 'string') span.setAttribute('db.response.status_code', code);
+      span.end();
       throw error;
     },
   );
 }
 
-/** The part of Prisma's driver adapter interface this wraps (`@prisma/driver-adapter-utils`). */
-interface Queryable {
-  queryRaw(query: { sql: string }): Promise<unknown>;
-  executeRaw(query: { sql: string }): Promise<number>;
-}
-interface Adapter extends Queryable {
-  startTransaction(...args: unknown[]): Promise<Queryable>;
-}
-interface AdapterFactory {
-  connect(): Promise<Adapter>;
-}
-
 /**
- * The adapter (or transaction) with `queryRaw` and `executeRaw` in spans, its other methods called
- * on the adapter itself; each method wrapped once, not at every access.
+ * Prisma's driver adapter (or one of its transactions) with `queryRaw`, `executeRaw` and the
+ * transactions it starts traced; each method wrapped once, not at every access.
  */
-function tracedQueryable<Q extends object>(
-  queryable: Q,
-  extra: (property: string | symbol, value: unknown) => unknown = () => undefined,
-): Q {
+function tracedQueryable<Q extends object>(queryable: Q): Q {
   const made = new Map<string | symbol, unknown>();
   return new Proxy(queryable, {
     get(target, property) {
@@ -143,10 +116,12 @@ function tracedQueryable<Q extends object>(
       if (typeof value !== 'function') return value;
       let wrapped = made.get(property);
       if (wrapped === undefined) {
+        const method = (value as (...args: unknown[]) => Promise<unknown>).bind(target);
         if (property === 'queryRaw' || property === 'executeRaw') {
-          const method = value as (query: { sql: string }) => Promise<unknown>;
-          wrapped = (query: { sql: string }) => inSqlSpan(query.sql, () => method.call(target, query));
-        } else wrapped = extra(property, value) ?? (value as (...args: unknown[]) => unknown).bind(target);
+          wrapped = (query: { sql: string }) => inSqlSpan(query.sql, () => method(query));
+        } else if (property === 'startTransaction') {
+          wrapped = async (...args: unknown[]) => tracedQueryable((await method(...args)) as object);
+        } else wrapped = method;
         made.set(property, wrapped);
       }
       return wrapped;
@@ -155,19 +130,11 @@ function tracedQueryable<Q extends object>(
 }
 
 /** Prisma's driver adapter factory with a span per statement (its transactions' statements included). */
-export function tracedAdapterFactory<F>(factory: F): F {
-  const inner = factory as unknown as AdapterFactory;
-  return new Proxy(inner, {
+export function tracedAdapterFactory<F extends object>(factory: F): F {
+  return new Proxy(factory, {
     get(target, property, receiver) {
       if (property !== 'connect') return Reflect.get(target, property, receiver) as unknown;
-      return async () => {
-        const adapter = await target.connect();
-        return tracedQueryable(adapter, (name, value) =>
-          name === 'startTransaction'
-            ? async (...args: unknown[]) => tracedQueryable(await (value as Adapter['startTransaction']).apply(adapter, args))
-            : undefined,
-        );
-      };
+      return async () => tracedQueryable(await (target as unknown as { connect(): Promise<object> }).connect());
     },
-  }) as unknown as F;
+  });
 }

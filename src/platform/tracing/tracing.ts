@@ -1,14 +1,10 @@
 /**
  * OpenTelemetry tracing (docs/deploy.md, "Observability"): what the rest of the code calls. Only
- * `@opentelemetry/api` is loaded here; the SDK (exporter, sampler, context manager) is loaded by
- * `startTracing` and only when the standard `OTEL_*` variables name a collector. Without them
- * every helper below returns at its first test of `tracing.on`: no span object, no context switch,
- * no attribute built.
- *
- * With tracing on, requests are sampled by the standard `OTEL_TRACES_SAMPLER` (this service's
- * default: `parentbased_traceidratio`). An unsampled request still gets a (non-recording) span, so
- * that its trace id reaches the logs and its children follow the caller's decision; but nothing is
- * built for it: every helper checks `isRecording()` before making a child span or an attribute.
+ * `@opentelemetry/api` is loaded here; the SDK is loaded by `startTracing`, and only when the
+ * `OTEL_*` variables name a collector. Without them every helper below returns at its first test of
+ * `tracing.on`. An unsampled request still gets a (non-recording) span, so that its trace id
+ * reaches the logs and its children follow the caller's decision; but nothing is built for it:
+ * every helper checks `isRecording()` before making a child span or an attribute.
  */
 import {
   context,
@@ -23,16 +19,10 @@ import {
 } from '@opentelemetry/api';
 import type { TracingHandle } from './sdk';
 
-export const TRACER_NAME = 'vehicle-report-api';
-
 /** Whether the SDK was started in this process (read on hot paths: a plain property). */
 export const tracing = { on: false };
 
-/**
- * Whether the environment asks for traces: an OTLP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT` or
- * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`), not disabled by `OTEL_SDK_DISABLED=true` or
- * `OTEL_TRACES_EXPORTER=none`.
- */
+/** Whether the environment asks for traces: an OTLP endpoint, not disabled by `OTEL_SDK_DISABLED` or `OTEL_TRACES_EXPORTER`. */
 export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
   if ((env.OTEL_TRACES_EXPORTER ?? '').trim().toLowerCase() === 'none') return false;
@@ -41,12 +31,9 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
 
 let started: TracingHandle | undefined;
 
-/**
- * Starts the SDK when the environment asks for it (else does nothing and loads nothing). Once per
- * process: the tracer provider, the context manager and the propagator are global.
- */
 export type { TracingHandle };
 
+/** Starts the SDK when the environment asks for it, once per process (its provider and propagator are global). */
 export function startTracing(env: NodeJS.ProcessEnv = process.env): TracingHandle | undefined {
   if (started || !tracingRequested(env)) return started;
   // Loaded here only: a process without OTEL_* never reads the SDK's modules.
@@ -61,7 +48,7 @@ let cachedTracer: Tracer | undefined;
 
 /** The service's tracer (looked up once: a request's spans are made on a hot path). */
 export function tracer(): Tracer {
-  return (cachedTracer ??= trace.getTracer(TRACER_NAME));
+  return (cachedTracer ??= trace.getTracer('vehicle-report-api'));
 }
 
 /** The active span when it records (sampled and tracing on), else undefined. */
@@ -71,37 +58,33 @@ export function recordingSpan(): Span | undefined {
   return span?.isRecording() ? span : undefined;
 }
 
-/**
- * Runs `work` in a child span of the active one when that records; else runs it as it is. For
- * synchronous work (a compilation) and promises alike.
- */
+/** Runs `work` (synchronous, or a promise) in a child span of the active one when that records; else as it is. */
 export function inChildSpan<T>(name: string, attributes: Attributes, work: () => T): T {
-  const parent = recordingSpan();
-  if (!parent) return work();
-  const span = tracer().startSpan(name, { attributes }, context.active());
-  let result: T;
-  try {
-    result = context.with(trace.setSpan(context.active(), span), work);
-  } catch (error) {
+  if (!recordingSpan()) return work();
+  return inSpan(tracer().startSpan(name, { attributes }, context.active()), context.active(), work);
+}
+
+/** Runs `work` with `span` active under `parent`; ends the span when the work (or its promise) does. */
+function inSpan<T>(span: Span, parent: Context, work: () => T): T {
+  const fail = (error: unknown) => {
     failed(span, error);
     span.end();
     throw error;
+  };
+  let result: T;
+  try {
+    result = context.with(trace.setSpan(parent, span), work);
+  } catch (error) {
+    return fail(error);
   }
-  if (result instanceof Promise) {
-    return result.then(
-      (value: unknown) => {
-        span.end();
-        return value;
-      },
-      (error: unknown) => {
-        failed(span, error);
-        span.end();
-        throw error;
-      },
-    ) as T;
+  if (!(result instanceof Promise)) {
+    span.end();
+    return result;
   }
-  span.end();
-  return result;
+  return result.then((value: unknown) => {
+    span.end();
+    return value;
+  }, fail) as T;
 }
 
 /** Marks a span failed by the error's class only: messages may quote input (an address, a value). */
@@ -136,10 +119,7 @@ export function traceIdOfHeader(header: string | string[] | undefined): string |
   return match && !/^0+$/.test(match[1]!) ? match[1] : undefined;
 }
 
-/**
- * The ids of the active span, for log lines (pino's mixin): none with tracing off. A new object
- * each time: pino merges the line's own fields into it.
- */
+/** The ids of the active span, for log lines (pino's mixin): a new object each time, pino merges the line into it. */
 export function activeLogFields(): { trace_id?: string; span_id?: string } {
   if (!tracing.on) return {};
   const span = trace.getActiveSpan();
@@ -154,10 +134,9 @@ export async function shutdownTracing(): Promise<void> {
 }
 
 /**
- * Runs background work (a notification's delivery, a webhook request) in a span that continues
- * the trace a stored `traceparent` names (the request that queued the work): a child of it, so the
- * trace shows the request and what it caused, sampled as that request was. Without one, a new
- * trace sampled by the configured ratio. With tracing off, runs `work` as it is.
+ * Runs background work (a notification's delivery, a webhook request) in a child span of the
+ * request that queued it (its stored `traceparent`), so the trace shows the request and what it
+ * caused, sampled as that request was; without one, in a new trace.
  */
 export async function inContinuedSpan<T>(
   name: string,
@@ -169,18 +148,13 @@ export async function inContinuedSpan<T>(
   if (!tracing.on) return work();
   const parent = traceparent ? contextOfTraceparent(traceparent) : ROOT_CONTEXT;
   const span = tracer().startSpan(name, { kind: SpanKind.CONSUMER, attributes }, parent);
-  try {
-    const result = await context.with(trace.setSpan(parent, span), work);
+  return inSpan(span, parent, async () => {
+    const result = await work();
     if (outcome && span.isRecording()) {
       const { failed: didFail, ...rest } = outcome(result);
       span.setAttributes(rest);
       if (didFail) span.setStatus({ code: 2 /* SpanStatusCode.ERROR */ });
     }
     return result;
-  } catch (error) {
-    failed(span, error);
-    throw error;
-  } finally {
-    span.end();
-  }
+  });
 }

@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../project-root';
-import type { SqlSession } from '../sql-session';
+import type { SqlSession } from '../database';
 
 export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'prisma', 'migrations');
 
@@ -53,17 +53,11 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
     });
 }
 
-interface AppliedRow {
-  migration_name: string;
-  checksum: string;
-  finished_at: Date | string | null;
-}
-
 export async function applyMigrations(session: SqlSession, migrations = readMigrations()): Promise<MigrationResult> {
   await session.query('SELECT pg_advisory_lock($1)', [PRISMA_ADVISORY_LOCK_KEY]);
   try {
     await session.exec(CREATE_MIGRATIONS_TABLE);
-    const rows = await session.query<AppliedRow>(
+    const rows = await session.query<{ migration_name: string; checksum: string; finished_at: Date | string | null }>(
       'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL',
     );
     const unfinished = rows.find((row) => row.finished_at === null);

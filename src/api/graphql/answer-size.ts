@@ -28,7 +28,6 @@ import {
   isScalarType,
   Kind,
   type FieldNode,
-  type FragmentDefinitionNode,
   type GraphQLCompositeType,
   type GraphQLField,
   type GraphQLNamedType,
@@ -130,10 +129,7 @@ const jsonCounts = new WeakMap<object, number>();
 function jsonValues(value: unknown): number {
   if (value === null || typeof value !== 'object') return 1;
   let count = jsonCounts.get(value);
-  if (count === undefined) {
-    count = membersOf(value);
-    jsonCounts.set(value, count);
-  }
+  if (count === undefined) jsonCounts.set(value, (count = membersOf(value)));
   return count;
 }
 
@@ -179,15 +175,9 @@ function shapeOf(info: GraphQLResolveInfo): SelectionShape {
 const namedFields = (info: GraphQLResolveInfo) => Math.max(shapeOf(info).fields, 1);
 const repetitions = (info: GraphQLResolveInfo) => shapeOf(info).repetitions;
 
-/** What a selection is read against: the schema and the document's fragments. */
-export interface SelectionContext {
-  schema: GraphQLSchema;
-  fragments: Readonly<Record<string, FragmentDefinitionNode>>;
-}
-
 /** The shape of a selection of `type` (the answer planner bounds its answers with the same count). */
 export function selectionShape(
-  info: SelectionContext,
+  info: Pick<GraphQLResolveInfo, 'schema' | 'fragments'>,
   selectionSets: readonly SelectionSetNode[],
   type: GraphQLCompositeType,
 ): SelectionShape {

@@ -41,6 +41,7 @@ import {
   isObjectType,
   Kind,
   locatedError,
+  responsePathAsArray,
   type GraphQLResolveInfo,
   TypeInfo,
   ValidationContext,
@@ -48,7 +49,6 @@ import {
   type DocumentNode,
   type ExecutionResult,
   type FieldNode,
-  type FragmentDefinitionNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionNode,
@@ -59,7 +59,7 @@ import { inChildSpan } from '../../platform/tracing/tracing';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RequestContext } from '../../features/context';
 import { databaseFailureOf } from '../../platform/db/failures';
-import { expandedFieldCount } from './selection-shape';
+import { expandedFieldCount, fragmentsByName } from './selection-shape';
 import { answerWithPlan } from '../answer-plan/answer-operation';
 import type { AnswerPlans } from '../answer-plan/answer-plans';
 import type { OperationPlan } from '../answer-plan/operation-plan';
@@ -208,17 +208,13 @@ export class CompiledDocuments {
   }
 
   private compile(organizationId: string, partition: Partition, entry: Entry, document: DocumentNode, operationName: string | null): void {
+    const refuse = (outcome: CompilationOutcome, milliseconds = 0) => {
+      entry.refused = true;
+      this.onCompilation?.(organizationId, outcome, milliseconds);
+    };
     const fields = expandedFieldCount(document);
-    if (fields > this.limits.maxExpandedFields) {
-      entry.refused = true;
-      this.onCompilation?.(organizationId, 'too_wide', 0);
-      return;
-    }
-    if (!keysInSameOrder(document, operationName)) {
-      entry.refused = true;
-      this.onCompilation?.(organizationId, 'not_compilable', 0);
-      return;
-    }
+    if (fields > this.limits.maxExpandedFields) return refuse('too_wide');
+    if (!keysInSameOrder(document, operationName)) return refuse('not_compilable');
     // Not refused for good: the next sighting in another minute may compile it.
     if (!this.compileTime.allows(organizationId)) {
       this.onCompilation?.(organizationId, 'over_time_budget', 0);
@@ -232,11 +228,7 @@ export class CompiledDocuments {
     const milliseconds = performance.now() - started;
     this.compileTime.record(organizationId, milliseconds);
     // A document graphql-js validated but graphql-jit cannot compile stays on graphql-js.
-    if (!isCompiledQuery(result)) {
-      entry.refused = true;
-      this.onCompilation?.(organizationId, 'not_compilable', milliseconds);
-      return;
-    }
+    if (!isCompiledQuery(result)) return refuse('not_compilable', milliseconds);
     entry.compiled = result;
     const bytes = fields * this.limits.bytesPerExpandedField;
     this.resize(partition, bytes);
@@ -284,13 +276,6 @@ export class CompiledDocuments {
     for (const partition of partitions) for (const entry of partition.entries.values()) if (entry.compiled) count += 1;
     return count;
   }
-
-  /** Documents remembered (compiled or seen), all organizations. */
-  get size(): number {
-    let size = 0;
-    for (const partition of this.partitions.values()) size += partition.entries.size;
-    return size;
-  }
 }
 
 const isConditional = (selection: SelectionNode) =>
@@ -310,9 +295,7 @@ function keysInSameOrder(document: DocumentNode, operationName: string | null): 
       d.kind === Kind.OPERATION_DEFINITION && (operationName === null || d.name?.value === operationName),
   );
   if (!operation) return false;
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions)
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const fragments = fragmentsByName(document);
   const check = (selectionSets: readonly SelectionSetNode[]): boolean => {
     const keys: { key: string; conditional: boolean }[] = [];
     const fields = new Map<string, SelectionSetNode[]>();
@@ -349,11 +332,16 @@ function keysInSameOrder(document: DocumentNode, operationName: string | null): 
  * Variables declared nullable but used where the argument (or directive argument) is non-null,
  * allowed by graphql-js's validation when that argument has a default: an explicit null then
  * fails in the middle of execution as an error without a code (an internal error to the client),
- * and graphql-jit ignores it for @skip/@include. Found once per operation.
+ * and graphql-jit ignores it for @skip/@include: such a null is refused first. Found once per operation.
  */
 const nullRefusingVariables = new WeakMap<OperationDefinitionNode, Map<string, string>>();
 
-function variablesRefusingNull(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Map<string, string> {
+function explicitNullErrors(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  coerced: Record<string, unknown>,
+): GraphQLError[] {
   let found = nullRefusingVariables.get(operation);
   if (!found) {
     found = new Map();
@@ -367,27 +355,15 @@ function variablesRefusingNull(schema: GraphQLSchema, document: DocumentNode, op
     }
     nullRefusingVariables.set(operation, found);
   }
-  return found;
-}
-
-function explicitNullErrors(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  coerced: Record<string, unknown>,
-): GraphQLError[] {
-  const errors: GraphQLError[] = [];
-  for (const [name, type] of variablesRefusingNull(schema, document, operation)) {
-    if (coerced[name] !== null) continue;
-    const definition = operation.variableDefinitions?.find((d) => d.variable.name.value === name);
-    errors.push(
-      new GraphQLError(`Variable "$${name}" is used where a value of type "${type}" is required: it must not be null.`, {
-        nodes: definition,
-        extensions: { code: 'BAD_USER_INPUT' },
-      }),
+  return [...found]
+    .filter(([name]) => coerced[name] === null)
+    .map(
+      ([name, type]) =>
+        new GraphQLError(`Variable "$${name}" is used where a value of type "${type}" is required: it must not be null.`, {
+          nodes: operation.variableDefinitions?.find((d) => d.variable.name.value === name),
+          extensions: { code: 'BAD_USER_INPUT' },
+        }),
     );
-  }
-  return errors;
 }
 
 /**
@@ -418,9 +394,7 @@ export function inDocumentOrder(
   errors: readonly GraphQLError[],
 ): readonly GraphQLError[] {
   if (errors.length < 2) return errors;
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions)
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const fragments = fragmentsByName(document);
   interface Level {
     order: Map<string, number>;
     fields: Map<string, FieldNode[]>;
@@ -492,12 +466,6 @@ interface ResolverTracker {
 
 const trackers = new WeakMap<object, ResolverTracker>();
 
-function pathToArray(path: GraphQLResolveInfo['path'] | undefined): (string | number)[] {
-  const keys: (string | number)[] = [];
-  for (let at = path; at; at = at.prev) keys.unshift(at.key);
-  return keys;
-}
-
 function trackResolvers(schema: GraphQLSchema): void {
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
@@ -514,17 +482,15 @@ function trackResolvers(schema: GraphQLSchema): void {
           tracker?.failures.push({ error, info });
           throw error;
         }
-        if (result instanceof Promise) {
-          if (tracker) {
-            const settled: Promise<boolean> = result.then(
-              () => tracker.pending.delete(settled),
-              (error: unknown) => {
-                tracker.failures.push({ error, info });
-                return tracker.pending.delete(settled);
-              },
-            );
-            tracker.pending.add(settled);
-          }
+        if (tracker && result instanceof Promise) {
+          const settled: Promise<boolean> = result.then(
+            () => tracker.pending.delete(settled),
+            (error: unknown) => {
+              tracker.failures.push({ error, info });
+              return tracker.pending.delete(settled);
+            },
+          );
+          tracker.pending.add(settled);
         }
         return result;
       };
@@ -641,7 +607,7 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
       const known = new Set(result.errors.map((error) => error.originalError ?? error));
       const dropped = tracker.failures
         .filter(({ error }) => !known.has(error as Error))
-        .map(({ error, info }) => locatedError(error, info.fieldNodes, pathToArray(info.path)));
+        .map(({ error, info }) => locatedError(error, info.fieldNodes, responsePathAsArray(info.path)));
       const errors = inDocumentOrder(request.document, operation, [...result.errors, ...dropped]);
       return { ...result, errors: oneErrorPerNulledSubtree(result.data, errors) };
     } finally {
@@ -714,10 +680,11 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
       // the document again would only send its statements to a database that just failed them.
       if (!result.errors) return result;
       // Nor an answer that outgrew its budget: it is refused whole (plugins/answer-too-large.ts).
-      if ((request.context as RequestContext).answerBudget?.exceeded) return { ...result, errors: result.errors.map(asGraphqlJsError) };
-      if (result.errors.some((error) => databaseFailureOf(error.originalError ?? error))) {
+      if (
+        (request.context as RequestContext).answerBudget?.exceeded ||
+        result.errors.some((error) => databaseFailureOf(error.originalError ?? error))
+      )
         return { ...result, errors: result.errors.map(asGraphqlJsError) };
-      }
     }
     return runOnGraphqlJs(request, operation, variables);
   };

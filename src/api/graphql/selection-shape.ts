@@ -6,7 +6,7 @@
  * selection (pricing, graphql-depth-limit, execution) would pay for each one. Nothing walks it
  * before this bound has been checked.
  */
-import { Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { Kind, type DocumentNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 
 export interface SelectionShape {
   /** fields selected after every fragment is expanded, aliases and introspection fields included */
@@ -18,11 +18,12 @@ export interface SelectionShape {
 /** What an unknown fragment or a cycle of fragments expands to: graphql-js's own rules report those. */
 const BROKEN: SelectionShape = { fields: 0, depth: 0 };
 
+/** The document's fragments by name. */
+export const fragmentsByName = (document: DocumentNode) =>
+  new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
+
 export function selectionShapes(document: DocumentNode): Map<OperationDefinitionNode, SelectionShape> {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
+  const fragments = fragmentsByName(document);
   const ofFragment = new Map<string, SelectionShape>();
   const expanding = new Set<string>();
 

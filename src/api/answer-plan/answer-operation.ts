@@ -26,7 +26,7 @@ import {
 } from '../../features/reports/reports.service';
 import { invalidInput, notFound } from '../../shared/errors';
 import { checkArgumentValues } from '../contract/check-arguments';
-import { fragmentsOf, type EnvelopeMember, type OperationPlan, type PlannedRoot, type TypedOperation } from './operation-plan';
+import { type EnvelopeMember, type OperationPlan, type PlannedRoot, type TypedOperation } from './operation-plan';
 import { DOCUMENT_SEPARATOR, projectionMark } from './object-sql';
 import { RawJson } from './raw-json';
 import type { TypedRows } from './typed-rows';
@@ -134,9 +134,7 @@ async function answerReport(root: Extract<PlannedRoot, { kind: 'report' }>, run:
   run.onAnswered?.('report', 'typed_row');
   const report = await context.loaders.report.load(token);
   if (!report) throw notFound('Report not found');
-  const row = await run.rows.complete(root.type, report, root.nodes, run.operation, fragmentsOf(run.document), run.variables, context, [
-    root.key,
-  ]);
+  const row = await run.rows.complete(root.type, report, root.nodes, run, [root.key]);
   return { value: row.data === null ? null : new RawJson(JSON.stringify(row.data), meta), errors: row.errors };
 }
 
@@ -195,17 +193,13 @@ async function itemTexts(
   if (handed.length === 0) return `[${rows.map(written).join(',')}]`;
   run.onAnswered?.('reports', 'typed_row');
   const compact = new Map((await findCompactReports(run.context.reads, organizationId, handed)).map((report) => [report.token, report]));
-  const fragments = fragmentsOf(run.document);
   const texts = await Promise.all(
     rows.map(async (row, index) => {
       if (row.json !== null) return written(row);
       const item = compact.get(row.token);
       // Deleted since the page was read: the typed path's page would not have held it either.
       if (!item) return undefined;
-      const typed = await run.rows.complete(root.itemType, item, root.itemNodes, run.operation, fragments, run.variables, run.context, [
-        ...path,
-        index,
-      ]);
+      const typed = await run.rows.complete(root.itemType, item, root.itemNodes, run, [...path, index]);
       errors.push(...typed.errors);
       return typed.data === null ? null : JSON.stringify(typed.data);
     }),

@@ -31,9 +31,7 @@
 /** SQL string literal. */
 export const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
-// ---------------------------------------------------------------------------------------------
 // Columns
-// ---------------------------------------------------------------------------------------------
 
 /** A column's JSON text when it is not NULL; `nullable` writes `null` for NULL, else NULL stays (a non-null field's error). */
 const orNull = (expression: string, column: string, nullable: boolean) =>
@@ -55,14 +53,13 @@ export const columnWriters = {
   /** text[] as a list of non-null strings: a NULL element is the typed path's error */
   textList: (c: string, nullable: boolean) =>
     orNull(`(CASE WHEN array_position(${c}, NULL) IS NULL THEN array_to_json(${c})::text END)`, c, nullable),
-  json: (c: string, nullable: boolean) => orNull(jsonValue(c), c, nullable),
+  /** any JSON value of a jsonb column (a JSON scalar field) */
+  json: (c: string, nullable: boolean) => orNull(`vr_js_json(${c})`, c, nullable),
 } as const;
 
 export type ColumnWriter = keyof typeof columnWriters;
 
-// ---------------------------------------------------------------------------------------------
 // Document values (jsonb, any JSON type; NULL: the key is missing)
-// ---------------------------------------------------------------------------------------------
 
 /**
  * Each leaf is written inline for its common forms (a string where a String is, an integer where
@@ -84,14 +81,9 @@ export const documentWriters = {
   JSON: (v: string) => leaf(v, { string: `(${v})::text`, boolean: `(${v})::text` }, 'vr_js_json'),
 } as const;
 
-export type DocumentScalar = keyof typeof documentWriters;
-
 /** A list of JSON values: the array's own text (each item is written as itself); any other value is the typed path's error. */
 export const documentJsonList = (v: string) =>
   `(CASE COALESCE(jsonb_typeof(${v}), 'null') WHEN 'null' THEN 'null' WHEN 'array' THEN vr_js_json(${v}) END)`;
-
-/** Any JSON value of a jsonb column (a JSON scalar field): NULL columns are handled by the caller. */
-const jsonValue = (c: string) => `vr_js_json(${c})`;
 
 /** A JSON string (kept as it is), or a separator and its space (the space dropped). */
 const STRING_OR_SEPARATOR = '("(?:[^"\\\\]|\\\\.)*")|([,:]) ';

@@ -232,7 +232,9 @@ class ObjectWriter {
     if (!declared && this.facts.resolved.has(`${type.name}.${field.name}`)) return undefined;
     const source: SqlSource = declared ?? { kind: 'column', column: field.name };
     const nullable = !isNonNullType(field.type);
+    // An object (not a list of them): what a same-row, document or joined field must hold.
     const named = getNamedType(field.type);
+    const object = isObjectType(named) && !isListType(getNullableType(field.type)) ? named : undefined;
     switch (source.kind) {
       case 'column': {
         const pgType = this.columnType(type, row, source.column);
@@ -254,34 +256,35 @@ class ObjectWriter {
         if (!writer || writer === 'json' || writer === 'textList') return undefined;
         return { json: columnWriters[writer](`(${source.sql(row)})`, nullable), bounds: [] };
       }
-      case 'same-row':
-        return isObjectType(named) && !isListType(getNullableType(field.type)) ? this.sameRow(type, named, row, nodes) : undefined;
+      case 'same-row': {
+        const table = this.tableOfRow(type);
+        if (!object || !table) return undefined;
+        this.rowTables.set(object, table);
+        return this.rowObject(object, row, nodes);
+      }
       case 'document': {
-        if (!isObjectType(named) || isListType(getNullableType(field.type))) return undefined;
         // Read from the text the database keeps typed beside the document (typed-documents.ts),
         // when the functions of this schema typed it (else the row goes to the typed path).
         const typed = typedColumnOf(source.column);
         if (
+          !object ||
           !this.facts.typedShape ||
           this.columnType(type, row, source.column) !== 'jsonb' ||
           this.columnType(type, row, typed) !== 'text'
-        ) {
+        )
           return undefined;
-        }
         const text = `(CASE WHEN ${row}.${TYPED_SHAPE_COLUMN} = ${quote(this.facts.typedShape)} THEN ${row}.${typed} END)`;
-        const shape = selectionShape(this.scope, selectionSets(nodes), named);
+        const shape = selectionShape(this.scope, selectionSets(nodes), object);
         // Its values, at most one per character of its text, as often as the selection repeats them.
         const bounds = [`(COALESCE(octet_length(${row}.${typed}), 0) * ${shape.repetitions} + ${shape.fields})`];
         // Selected whole, it is the answer's text; in part, the process selects from it (projection.ts).
-        if (selectsWhole(this.scope, named, nodes)) return { json: text, bounds };
+        if (selectsWhole(this.scope, object, nodes)) return { json: text, bounds };
         const index = this.projections.length;
-        this.projections.push({ text, project: projector(this.scope, named, nodes) });
+        this.projections.push({ text, project: projector(this.scope, object, nodes) });
         return { json: `(CASE WHEN ${text} IS NOT NULL THEN ${quote(projectionMark(index))} END)`, bounds };
       }
       case 'join':
-        return isObjectType(named) && !isListType(getNullableType(field.type))
-          ? this.joined(type, named, row, source.column, nodes, nullable)
-          : undefined;
+        return object && this.joined(type, object, row, source.column, nodes, nullable);
       default:
         return undefined;
     }
@@ -292,13 +295,6 @@ class ObjectWriter {
 
   private tableOfRow(type: GraphQLObjectType): string | undefined {
     return tableOf(type)?.table ?? this.rowTables.get(type);
-  }
-
-  private sameRow(parent: GraphQLObjectType, type: GraphQLObjectType, row: string, nodes: readonly FieldNode[]): Value | undefined {
-    const table = this.tableOfRow(parent);
-    if (!table) return undefined;
-    this.rowTables.set(type, table);
-    return this.rowObject(type, row, nodes);
   }
 
   private joined(
@@ -419,13 +415,7 @@ export function writtenObject(
   const split = Object.entries(texts).map(([part, text]) => [part, text.split(ORGANIZATION)] as const);
   const sql = (organizationId: string) =>
     Object.fromEntries(
-      split.map(([part, strings]) => [
-        part,
-        new Prisma.Sql(
-          strings,
-          strings.slice(1).map(() => organizationId),
-        ),
-      ]),
+      split.map(([part, strings]) => [part, new Prisma.Sql(strings, strings.slice(1).fill(organizationId))]),
     ) as unknown as WrittenSql;
   return { ...texts, projectors: projections.map((p) => p.project), sql };
 }

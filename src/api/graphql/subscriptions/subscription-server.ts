@@ -24,7 +24,6 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
-  type GraphQLFormattedError,
   type GraphQLSchema,
 } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
@@ -39,8 +38,7 @@ import { AppError, rateLimited } from '../../../shared/errors';
 import { authenticate, chargeRequest, chargeWork, createRequestContext, type ApiServices } from '../../request-context';
 import { formatError } from '../format-error';
 import { cachedOperationCost } from '../operation-cost';
-import { refusal } from '../plugins/operation-limits';
-import { REFUSED_CHARACTERS_PER_POINT } from '../plugins/operation-limits';
+import { refusal, REFUSED_CHARACTERS_PER_POINT } from '../plugins/operation-limits';
 import { selectionShapeRule } from '../selection-shape-rule';
 import { MAX_DOCUMENT_TOKENS } from '../server';
 import { SubscriptionQuota } from './subscription-quota';
@@ -94,6 +92,8 @@ const tooMany = (message: string, extra: Record<string, unknown>) => new AppErro
 function asGraphqlError(error: Error): GraphQLError {
   return error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });
 }
+
+const formatted = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(error.toJSON(), error));
 
 function keyOf(params: Record<string, unknown> | undefined): string | undefined {
   const value = params?.['x-api-key'] ?? params?.apiKey;
@@ -162,31 +162,25 @@ export function createSubscriptionServer(
   }, KEY_RECHECK_MS);
   recheckTimer.unref();
 
-  /** Why a subscribe is refused before anything runs, or its execution arguments. */
+  /** The execution arguments of a subscribe, or why it is refused before anything runs (one refusal is thrown). */
   async function admit(
     ctx: SocketContext,
     id: string,
     payload: { query: string; variables?: Record<string, unknown> | null; operationName?: string | null },
-  ) {
+  ): Promise<ExecutionArgs | GraphQLError[]> {
     const state = sockets.get(ctx.extra.socket)!;
     const principal = state.principal;
     const organizationId = principal.organizationId;
     const spent = services.rateLimits.requests.refusal(organizationId);
-    if (spent) return [rateLimited(spent.retryAfterSeconds)];
+    if (spent) throw rateLimited(spent.retryAfterSeconds);
     const chargeRefused = () => chargeWork(services, { principal }, payload.query.length / REFUSED_CHARACTERS_PER_POINT);
     let document: DocumentNode;
     try {
       document = parse(payload.query, { maxTokens: MAX_DOCUMENT_TOKENS });
     } catch (error) {
       await chargeRefused();
-      const syntax = error as GraphQLError;
-      return [
-        new GraphQLError(syntax.message, {
-          source: syntax.source,
-          positions: syntax.positions,
-          extensions: { code: 'GRAPHQL_PARSE_FAILED' },
-        }),
-      ];
+      const { message, source, positions } = error as GraphQLError;
+      throw new GraphQLError(message, { source, positions, extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
     }
     const invalid = validate(schema, document, rules);
     if (invalid.length > 0) {
@@ -198,41 +192,33 @@ export function createSubscriptionServer(
     }
     const operation = getOperationAST(document, payload.operationName);
     if (!operation)
-      return [new GraphQLError('Unable to identify the operation: name it in operationName', { extensions: { code: 'BAD_REQUEST' } })];
+      throw new GraphQLError('Unable to identify the operation: name it in operationName', { extensions: { code: 'BAD_REQUEST' } });
     if (operation.operation !== 'subscription') {
-      return [
-        new GraphQLError(`Only subscriptions are served over WebSocket: send a ${operation.operation} to POST /graphql`, {
-          nodes: [operation],
-          extensions: { code: 'BAD_REQUEST' },
-        }),
-      ];
+      throw new GraphQLError(`Only subscriptions are served over WebSocket: send a ${operation.operation} to POST /graphql`, {
+        nodes: [operation],
+        extensions: { code: 'BAD_REQUEST' },
+      });
     }
     const variables = payload.variables ?? {};
     const cost = cachedOperationCost(schema, document, operation, variables);
     const refused = cost && refusal(cost, false);
     if (refused) {
       await chargeRefused();
-      return [refused];
+      throw refused;
     }
-    if (state.open.size >= options.perSocket) {
-      return [
-        tooMany(`Too many subscriptions on this socket: at most ${options.perSocket}`, {
-          maximumSubscriptionsPerSocket: options.perSocket,
-        }),
-      ];
-    }
+    const { perSocket, perOrganization } = options;
+    if (state.open.size >= perSocket)
+      throw tooMany(`Too many subscriptions on this socket: at most ${perSocket}`, { maximumSubscriptionsPerSocket: perSocket });
     const release = await quota.take(organizationId);
     if (!release) {
-      return [
-        tooMany(`Too many subscriptions: at most ${options.perOrganization} of one organization open at once`, {
-          maximumSubscriptions: options.perOrganization,
-        }),
-      ];
+      throw tooMany(`Too many subscriptions: at most ${perOrganization} of one organization open at once`, {
+        maximumSubscriptions: perOrganization,
+      });
     }
     const decision = await chargeRequest(services, principal, cost?.statements ?? 1);
     if (!decision.allowed) {
       release();
-      return [rateLimited(decision.retryAfterSeconds)];
+      throw rateLimited(decision.retryAfterSeconds);
     }
     state.open.set(id, release);
     const contextValue: RequestContext = {
@@ -246,8 +232,7 @@ export function createSubscriptionServer(
       // life. Each push is one event, bounded by the validated selection.
       answerBudget: undefined,
     };
-    const args: ExecutionArgs = { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
-    return args;
+    return { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
   }
 
   const release = (ctx: SocketContext, id: string) => {
@@ -285,8 +270,7 @@ export function createSubscriptionServer(
     },
     onSubscribe: async (ctx, id, payload) => {
       try {
-        const admitted = await admit(ctx, id, payload);
-        return Array.isArray(admitted) ? admitted.map(asGraphqlError) : admitted;
+        return await admit(ctx, id, payload);
       } catch (error) {
         return [asGraphqlError(error as Error)];
       }
@@ -298,11 +282,9 @@ export function createSubscriptionServer(
         // The lag only when the client selected occurred_at.
         options.metrics?.subscriptionEventPushed(Number.isFinite(occurredAt) ? (Date.now() - occurredAt) / 1000 : undefined);
       }
-      if (!result.errors) return undefined;
-      const errors: GraphQLFormattedError[] = result.errors.map((error) => formatError(error.toJSON(), error));
-      return { ...result, errors };
+      return result.errors && { ...result, errors: formatted(result.errors) };
     },
-    onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
+    onError: (_ctx, _id, _payload, errors) => formatted(errors),
     onComplete: (ctx, id) => release(ctx, id),
     onClose: (ctx) => {
       for (const id of [...(sockets.get(ctx.extra.socket)?.open.keys() ?? [])]) release(ctx, id);

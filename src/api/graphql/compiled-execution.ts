@@ -35,6 +35,7 @@ import type { ApolloServerOptionsWithGateway } from '@apollo/server';
 import {
   defaultFieldResolver,
   execute,
+  getOperationAST,
   getVariableValues,
   GraphQLError,
   isNonNullType,
@@ -153,7 +154,7 @@ export class CompiledDocuments {
   constructor(
     private readonly schema: GraphQLSchema,
     limits: Partial<CompilationLimits> = {},
-    private readonly onCompilation?: (organizationId: string, outcome: CompilationOutcome, milliseconds: number) => void,
+    private readonly onCompilation?: (organizationId: string, outcome: CompilationOutcome) => void,
   ) {
     this.limits = { ...COMPILATION, ...limits };
     this.compileTime = new CompileTimeBudget(this.limits);
@@ -192,14 +193,10 @@ export class CompiledDocuments {
   /** The organization's entry for this document, created when new, made the most recently used. */
   private entryOf(organizationId: string, key: string): { partition: Partition; entry: Entry } {
     let partition = this.partitions.get(organizationId);
-    if (!partition) {
-      partition = { entries: new Map(), bytes: 0 };
-      this.partitions.set(organizationId, partition);
-    }
+    if (!partition) this.partitions.set(organizationId, (partition = { entries: new Map(), bytes: 0 }));
     let entry = partition.entries.get(key);
-    if (entry) {
-      partition.entries.delete(key);
-    } else {
+    if (entry) partition.entries.delete(key);
+    else {
       entry = { sightings: 0, bytes: this.limits.bytesPerSighting + key.length * 2 };
       this.resize(partition, entry.bytes);
     }
@@ -208,32 +205,28 @@ export class CompiledDocuments {
   }
 
   private compile(organizationId: string, partition: Partition, entry: Entry, document: DocumentNode, operationName: string | null): void {
-    const refuse = (outcome: CompilationOutcome, milliseconds = 0) => {
+    const refuse = (outcome: CompilationOutcome) => {
       entry.refused = true;
-      this.onCompilation?.(organizationId, outcome, milliseconds);
+      this.onCompilation?.(organizationId, outcome);
     };
     const fields = expandedFieldCount(document);
     if (fields > this.limits.maxExpandedFields) return refuse('too_wide');
     if (!keysInSameOrder(document, operationName)) return refuse('not_compilable');
     // Not refused for good: the next sighting in another minute may compile it.
-    if (!this.compileTime.allows(organizationId)) {
-      this.onCompilation?.(organizationId, 'over_time_budget', 0);
-      return;
-    }
+    if (!this.compileTime.allows(organizationId)) return this.onCompilation?.(organizationId, 'over_time_budget');
     const started = performance.now();
     // A span of its own when the request's span records (tracing off or unsampled: a property test).
     const result = inChildSpan('graphql.compile', { 'vr.graphql.expanded_fields': fields }, () =>
       compileQuery(this.schema, document, operationName ?? undefined),
     );
-    const milliseconds = performance.now() - started;
-    this.compileTime.record(organizationId, milliseconds);
+    this.compileTime.record(organizationId, performance.now() - started);
     // A document graphql-js validated but graphql-jit cannot compile stays on graphql-js.
-    if (!isCompiledQuery(result)) return refuse('not_compilable', milliseconds);
+    if (!isCompiledQuery(result)) return refuse('not_compilable');
     entry.compiled = result;
     const bytes = fields * this.limits.bytesPerExpandedField;
     this.resize(partition, bytes);
     entry.bytes += bytes;
-    this.onCompilation?.(organizationId, 'compiled', milliseconds);
+    this.onCompilation?.(organizationId, 'compiled');
   }
 
   private resize(partition: Partition, delta: number): void {
@@ -270,10 +263,9 @@ export class CompiledDocuments {
 
   /** Documents compiled and kept, all organizations or one. */
   compiledCount(organizationId?: string): number {
-    const partitions =
-      organizationId === undefined ? [...this.partitions.values()] : [this.partitions.get(organizationId)].filter((p) => p !== undefined);
     let count = 0;
-    for (const partition of partitions) for (const entry of partition.entries.values()) if (entry.compiled) count += 1;
+    for (const [id, { entries }] of this.partitions)
+      if (organizationId === undefined || id === organizationId) for (const entry of entries.values()) if (entry.compiled) count += 1;
     return count;
   }
 }
@@ -290,10 +282,7 @@ const isConditional = (selection: SelectionNode) =>
  * COMPILATION.maxExpandedFields fields get here.
  */
 function keysInSameOrder(document: DocumentNode, operationName: string | null): boolean {
-  const operation = document.definitions.find(
-    (d): d is OperationDefinitionNode =>
-      d.kind === Kind.OPERATION_DEFINITION && (operationName === null || d.name?.value === operationName),
-  );
+  const operation = getOperationAST(document, operationName);
   if (!operation) return false;
   const fragments = fragmentsByName(document);
   const check = (selectionSets: readonly SelectionSetNode[]): boolean => {
@@ -395,24 +384,18 @@ export function inDocumentOrder(
 ): readonly GraphQLError[] {
   if (errors.length < 2) return errors;
   const fragments = fragmentsByName(document);
-  interface Level {
-    order: Map<string, number>;
-    fields: Map<string, FieldNode[]>;
-  }
-  const levels = new Map<string, Level>();
-  const levelOf = (selectionSets: readonly SelectionSetNode[], cacheKey: string): Level => {
+  // Per path of response keys: the fields of that selection by response key, in collection order.
+  const levels = new Map<string, Map<string, FieldNode[]>>();
+  const levelOf = (selectionSets: readonly SelectionSetNode[], cacheKey: string) => {
     let level = levels.get(cacheKey);
     if (level) return level;
-    level = { order: new Map(), fields: new Map() };
+    const fields = (level = new Map<string, FieldNode[]>());
     const visited = new Set<string>();
     const collect = (selectionSet: SelectionSetNode) => {
       for (const selection of selectionSet.selections) {
         if (selection.kind === Kind.FIELD) {
           const responseKey = selection.alias?.value ?? selection.name.value;
-          if (!level!.order.has(responseKey)) level!.order.set(responseKey, level!.order.size);
-          const same = level!.fields.get(responseKey) ?? [];
-          same.push(selection);
-          level!.fields.set(responseKey, same);
+          fields.set(responseKey, [...(fields.get(responseKey) ?? []), selection]);
         } else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
         else if (!visited.has(selection.name.value)) {
           visited.add(selection.name.value);
@@ -436,8 +419,9 @@ export function inDocumentOrder(
         continue;
       }
       const level = levelOf(selectionSets, cacheKey);
-      position.push(level.order.get(key) ?? Number.MAX_SAFE_INTEGER);
-      selectionSets = (level.fields.get(key) ?? []).flatMap((field) => (field.selectionSet ? [field.selectionSet] : []));
+      const index = [...level.keys()].indexOf(key);
+      position.push(index < 0 ? Number.MAX_SAFE_INTEGER : index);
+      selectionSets = (level.get(key) ?? []).flatMap((field) => (field.selectionSet ? [field.selectionSet] : []));
       cacheKey += `.${key}`;
     }
     return position;
@@ -515,8 +499,7 @@ function oneErrorPerNulledSubtree(data: unknown, errors: readonly GraphQLError[]
       value = (value as Record<string | number, unknown>)[error.path[depth]!];
       depth += 1;
     }
-    const reachedItself = depth === error.path.length;
-    if (reachedItself) return true;
+    if (depth === error.path.length) return true;
     // `value` is null at error.path[0..depth). Data itself null (a non-null root field failed):
     // each root field is executed on its own, so each keeps its first error.
     const nulledAt = JSON.stringify(error.path.slice(0, Math.max(depth, 1)));
@@ -549,6 +532,8 @@ function asGraphqlJsError(error: GraphQLError): GraphQLError {
   if (error.locations) Object.assign(normalized, { locations: error.locations });
   return normalized;
 }
+
+const documentKey = (request: Parameters<Executor>[0]) => `${request.queryHash}:${request.operationName ?? ''}`;
 
 export function compiledExecutionGateway(schema: GraphQLSchema, options: CompiledExecutionOptions = {}): Gateway {
   trackResolvers(schema);
@@ -631,11 +616,8 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
     const organizationId = context.principal?.organizationId;
     const plan =
       plans && organizationId !== undefined
-        ? documents.planFor(
-            organizationId,
-            `${request.queryHash}:${request.operationName ?? ''}`,
-            plans.conditionsOf(request.document, coerced.coerced),
-            () => plans.plan(request.document, operation, coerced.coerced),
+        ? documents.planFor(organizationId, documentKey(request), plans.conditionsOf(request.document, coerced.coerced), () =>
+            plans.plan(request.document, operation, coerced.coerced),
           )
         : undefined;
     if (!plans || !plan) return executeOperation(request, operation, variables);
@@ -666,12 +648,7 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
     const organizationId = (request.context as RequestContext).principal?.organizationId;
     const compiled =
       operation.operation === 'query' && organizationId !== undefined
-        ? documents.compiledFor(
-            organizationId,
-            `${request.queryHash}:${request.operationName ?? ''}`,
-            request.document,
-            request.operationName,
-          )
+        ? documents.compiledFor(organizationId, documentKey(request), request.document, request.operationName)
         : undefined;
     if (compiled) {
       const result = (await compiled.query(undefined, request.context, withDefaults(operation, variables))) as ExecutionResult;

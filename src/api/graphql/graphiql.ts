@@ -62,11 +62,6 @@ ReactDOM.createRoot(document.getElementById('graphiql')).render(
 );
 `;
 
-/** True when the client prefers an HTML page over a JSON answer (a browser navigating here). */
-function wantsHtml(req: Request): boolean {
-  return req.accepts(['application/json', 'text/html']) === 'text/html';
-}
-
 export function graphiqlRouter(options: GraphiqlOptions): Router {
   const assets = new Map([
     ['react.production.min.js', packageAsset('react', 'umd/react.production.min.js')],
@@ -79,7 +74,8 @@ export function graphiqlRouter(options: GraphiqlOptions): Router {
     path: options.endpoint,
     assets,
     bootstrapScript: BOOTSTRAP_SCRIPT,
-    wants: wantsHtml,
+    // A client that prefers an HTML page over a JSON answer (a browser navigating here).
+    wants: (req: Request) => req.accepts(['application/json', 'text/html']) === 'text/html',
     render: (pageUrl, assetUrl) => {
       const config = {
         url: pageUrl,

@@ -88,11 +88,6 @@ type SocketContext = Context<Record<string, unknown> | undefined, { socket: WebS
 
 const tooMany = (message: string, extra: Record<string, unknown>) => new AppError('RATE_LIMITED', message, { extra });
 
-/** A refusal as the GraphQLError graphql-ws sends; `onError` formats it like the HTTP answers. */
-function asGraphqlError(error: Error): GraphQLError {
-  return error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });
-}
-
 const formatted = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(error.toJSON(), error));
 
 function keyOf(params: Record<string, unknown> | undefined): string | undefined {
@@ -272,7 +267,8 @@ export function createSubscriptionServer(
       try {
         return await admit(ctx, id, payload);
       } catch (error) {
-        return [asGraphqlError(error as Error)];
+        // A refusal as the GraphQLError graphql-ws sends; `onError` formats it like the HTTP answers.
+        return [error instanceof GraphQLError ? error : new GraphQLError((error as Error).message, { originalError: error as Error })];
       }
     },
     onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) => {

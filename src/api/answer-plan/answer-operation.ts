@@ -144,14 +144,8 @@ async function answerReports(root: Extract<PlannedRoot, { kind: 'reports' }>, ru
   const organizationId = requireOrganization(context);
   const selects = (kind: EnvelopeMember['kind']) => root.envelope.some((member) => member.kind === kind);
   const options = { countTotal: selects('total'), cursors: context.cursors, nextPage: selects('next_cursor') || selects('pageInfo') };
-  const page = await listWrittenReports(
-    context.reads,
-    organizationId,
-    filters,
-    { limit, offset, order_by, cursor },
-    root.written.sql(organizationId),
-    options,
-  );
+  const sql = root.written.sql(organizationId);
+  const page = await listWrittenReports(context.reads, organizationId, filters, { limit, offset, order_by, cursor }, sql, options);
   // The typed path counts a list as 1 and each item by what it selects (answer-size.ts).
   if (
     !charged(

@@ -31,33 +31,22 @@ import { TYPED_SHAPE_COLUMN, typedColumnOf, wholeDocumentSql } from './object-sq
 
 export const TYPING_TRIGGER_FUNCTION = 'vr_type_report_documents';
 
-interface TypedDocument {
-  column: string;
-  function: string;
-  sql: string;
-}
-
 /** The document columns of the reports table, each with the function that types it. */
-function typedDocuments(schema: GraphQLSchema): TypedDocument[] {
+function typedDocuments(schema: GraphQLSchema) {
   const facts = schemaFacts(schema, new Map());
   const report = schema.getType('Report');
   if (!isObjectType(report)) throw new Error('the schema has no Report type');
-  const documents: TypedDocument[] = [];
-  for (const field of Object.values(report.getFields())) {
+  return Object.values(report.getFields()).flatMap((field) => {
     const source = sqlSourceOf(field);
     const type = getNamedType(field.type);
-    if (source?.kind !== 'document' || !isObjectType(type)) continue;
+    if (source?.kind !== 'document' || !isObjectType(type)) return [];
     const operation = parse(`{ d { ${restSelectionOf(type)} } }`).definitions[0] as OperationDefinitionNode;
     const node = operation.selectionSet.selections[0] as FieldNode;
     const body = wholeDocumentSql(facts, type, [node], !isNonNullType(field.type), 'document');
     const name = `vr_${typedColumnOf(source.column)}`;
-    documents.push({
-      column: source.column,
-      function: name,
-      sql: `CREATE OR REPLACE FUNCTION ${name}(document jsonb) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $typed$\n${body}\n$typed$;`,
-    });
-  }
-  return documents;
+    const sql = `CREATE OR REPLACE FUNCTION ${name}(document jsonb) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $typed$\n${body}\n$typed$;`;
+    return [{ column: source.column, function: name, sql }];
+  });
 }
 
 /** The shape of this schema's typing functions: what `typed_shape` holds for a row they typed. */

@@ -38,12 +38,10 @@ import {
 } from 'graphql';
 import type { RequestContext } from '../../features/context';
 
-const JSON_SCALAR = 'JSON';
-
 /** The report's fields that hand out a stored JSON document through typed fields. */
 const STORED_DOCUMENTS: Record<string, readonly string[]> = { Report: ['data', 'state', 'real_costs'] };
 
-const isJson = (type: GraphQLNamedType) => isScalarType(type) && type.name === JSON_SCALAR;
+const isJson = (type: GraphQLNamedType) => isScalarType(type) && type.name === 'JSON';
 
 type ValuesOf = (value: unknown, info: GraphQLResolveInfo) => number;
 
@@ -166,8 +164,10 @@ function shapeOf(info: GraphQLResolveInfo): SelectionShape {
   if (!shape) {
     const type = getNamedType(info.returnType);
     const sets = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
-    shape = isCompositeType(type) && sets.length > 0 ? selectionShape(info, sets, type) : { fields: 0, repetitions: 1 };
-    shapes.set(first, shape);
+    shapes.set(
+      first,
+      (shape = isCompositeType(type) && sets.length > 0 ? selectionShape(info, sets, type) : { fields: 0, repetitions: 1 }),
+    );
   }
   return shape;
 }

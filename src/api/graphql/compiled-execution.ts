@@ -4,20 +4,15 @@
  * selection instead of graphql-js walking it field by field on every request (the REST routes'
  * documents are compiled the same way, rest/sofa-endpoints.ts). Same schema, same resolvers.
  *
- * Compiling is work and memory (measured: ~20 µs of CPU per expanded field, one report's
- * ~320-field document 6-18 ms, 3,200 fields 60 ms; a 20-alias document of 48,000 expanded fields
- * blocked the event loop 1-2 s and kept ~120 MB, ~2.5 kB a field), so a document is compiled only
- * when it is cheap and worth it:
- * - it is a query sent with a key (keyless introspection never is), the same organization's
- *   COMPILATION.sightings-th sighting of it;
- * - its selection, fragments expanded (counted without expanding them), has at most
- *   COMPILATION.maxExpandedFields fields: the widest legitimate document (one report with its
- *   whole `data`, ~320 fields) compiles, anything much wider stays on graphql-js;
- * - the cache is bounded in estimated bytes, per organization and in total: an organization
- *   evicts its own documents first, and the total bound evicts from the largest organization, so
- *   one tenant's stream of new documents never evicts another's (N8);
- * - each compilation is charged to the organization (COMPILATION.chargePoints of its budget).
- * Mutations stay on graphql-js (they run once each; createLead's serial semantics are graphql-js's).
+ * Compiling blocks the event loop and keeps memory in proportion to the expanded fields (a
+ * 48,000-field document blocked it 1-2 s and kept ~120 MB), so a document is compiled only when it
+ * is cheap and worth it (COMPILATION): a query sent with a key (keyless introspection never is),
+ * seen again by the same organization, narrow enough once fragments expand (counted without
+ * expanding them), within the compile time budget, and charged to the organization. The cache is
+ * bounded in estimated bytes, per organization and in total: an organization evicts its own
+ * documents first, and the total bound evicts from the largest organization, so one tenant's
+ * stream of new documents never evicts another's (N8). Mutations stay on graphql-js (they run
+ * once each; createLead's serial semantics are graphql-js's).
  *
  * The compiled answer must be graphql-js's, byte for byte. graphql-jit differs where errors are
  * concerned (which errors of a nulled subtree it reports, their locations under @skip/@include, a
@@ -71,11 +66,7 @@ type Executor = NonNullable<Awaited<ReturnType<Gateway['load']>>['executor']>;
 export const COMPILATION = {
   /** Compiled on the organization's n-th sighting of the document: one-off documents never are. */
   sightings: 2,
-  /**
-   * Fields after fragments expand: one report's whole document is 322, compiled in 6-18 ms on a
-   * quiet machine (20 ms median at load 12 on 2 cores; 644 fields 22 ms, 1,610 fields 45 ms): the
-   * widest legitimate document is compiled, twice that is not.
-   */
+  /** Fields after fragments expand: the widest legitimate document (one report's whole, 322) is compiled, twice that is not. */
   maxExpandedFields: 400,
   /** Estimated heap kept per expanded field of a compiled document once run (~2.5 kB measured, rounded up). */
   bytesPerExpandedField: 3_000,
@@ -89,9 +80,8 @@ export const COMPILATION = {
   chargePoints: 1,
   /**
    * Milliseconds of compilation one organization may cause per minute, and all of them together:
-   * a compilation runs on the event loop (a report's whole document takes 6-18 ms), so distinct
-   * documents sent twice each could otherwise block it for the others as often as they like. Past
-   * either, documents run on graphql-js until the minute is over (answers are the same).
+   * distinct documents sent twice each could otherwise block the event loop for the others as often
+   * as they like. Past either, documents run on graphql-js until the minute is over.
    */
   organizationCompileMsPerMinute: 250,
   totalCompileMsPerMinute: 1_000,
@@ -333,7 +323,7 @@ function explicitNullErrors(
 ): GraphQLError[] {
   let found = nullRefusingVariables.get(operation);
   if (!found) {
-    found = new Map();
+    nullRefusingVariables.set(operation, (found = new Map()));
     const context = new ValidationContext(schema, document, new TypeInfo(schema), () => undefined);
     const nullable = new Set(
       (operation.variableDefinitions ?? []).filter((d) => d.type.kind !== Kind.NON_NULL_TYPE).map((d) => d.variable.name.value),
@@ -342,7 +332,6 @@ function explicitNullErrors(
       const name = usage.node.name.value;
       if (nullable.has(name) && usage.type && isNonNullType(usage.type) && !found.has(name)) found.set(name, String(usage.type));
     }
-    nullRefusingVariables.set(operation, found);
   }
   return [...found]
     .filter(([name]) => coerced[name] === null)

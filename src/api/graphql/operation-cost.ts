@@ -80,10 +80,7 @@ export function cachedOperationCost(
   variables: Record<string, unknown>,
 ): OperationCost | undefined {
   let entry = pricesByDocument.get(document);
-  if (!entry) {
-    entry = { pricedBy: priceSettingVariables(document), prices: new Map() };
-    pricesByDocument.set(document, entry);
-  }
+  if (!entry) pricesByDocument.set(document, (entry = { pricedBy: priceSettingVariables(document), prices: new Map() }));
   // An omitted variable takes its default, an explicit null does not: they price differently.
   const key = JSON.stringify([
     operation.name?.value ?? null,

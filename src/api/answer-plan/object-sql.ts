@@ -35,7 +35,7 @@ import { Prisma } from '../../generated/prisma/client';
 import type { WrittenSql } from '../../features/reports/reports.service';
 import type { ColumnCatalog } from '../../platform/db/column-catalog';
 import { sqlSourceOf, type SqlSource } from '../../shared/schema/sql-source';
-import { selectionShape } from '../graphql/answer-size';
+import { selectionSets, selectionShape } from '../graphql/answer-size';
 import { columnWriters, documentJsonList, documentWriters, quote, type ColumnWriter } from './json-sql';
 import { projector, selectsWhole, type Projector } from './projection';
 import { subfieldsOf, type SelectionScope } from './selection-scope';
@@ -93,10 +93,7 @@ const tableOf = (type: GraphQLObjectType): Table | undefined => {
 function writerFor(type: GraphQLOutputType, pgType: string | undefined): ColumnWriter | undefined {
   const nullable = getNullableType(type);
   const named = getNamedType(type);
-  if (isListType(nullable)) {
-    const item = nullable.ofType;
-    return isNonNullType(item) && named.name === 'String' && pgType === '_text' ? 'textList' : undefined;
-  }
+  if (isListType(nullable)) return isNonNullType(nullable.ofType) && named.name === 'String' && pgType === '_text' ? 'textList' : undefined;
   if (isEnumType(named)) return pgType === undefined || !pgType.startsWith('_') ? 'label' : undefined;
   const byScalar: Record<string, { writer: ColumnWriter; pgTypes: readonly string[] }> = {
     UUID: { writer: 'uuid', pgTypes: ['uuid'] },
@@ -108,8 +105,7 @@ function writerFor(type: GraphQLOutputType, pgType: string | undefined): ColumnW
     JSON: { writer: 'json', pgTypes: ['jsonb'] },
   };
   const known = byScalar[named.name];
-  if (!known) return undefined;
-  return pgType === undefined || known.pgTypes.includes(pgType) ? known.writer : undefined;
+  return known && (pgType === undefined || known.pgTypes.includes(pgType)) ? known.writer : undefined;
 }
 
 /** A text expression of parts: fixed texts (merged) and expressions, joined by `||` (a NULL part makes it NULL). */
@@ -314,10 +310,7 @@ class ObjectWriter {
     const object = this.rowObject(type, alias, nodes);
     if (!object) return undefined;
     // No row: null, as the loader answers; for a non-null field, the typed path's error.
-    return {
-      json: `(CASE WHEN ${alias}.${target.key} IS NULL THEN ${nullable ? "'null'" : 'NULL'} ELSE ${object.json} END)`,
-      bounds: object.bounds,
-    };
+    return { ...object, json: `(CASE WHEN ${alias}.${target.key} IS NULL THEN ${nullable ? "'null'" : 'NULL'} ELSE ${object.json} END)` };
   }
 
   /**
@@ -339,31 +332,26 @@ class ObjectWriter {
   }
 
   private documentValue(type: GraphQLOutputType, v: string, nodes: readonly FieldNode[], level: number): string | undefined {
-    const nullable = getNullableType(type);
     if (isNonNullType(type)) return undefined;
-    if (isListType(nullable)) {
-      const item = nullable.ofType;
+    if (isListType(type)) {
+      const item = type.ofType;
       if (isNonNullType(item)) return undefined;
       if (isScalarType(item) && item.name === 'JSON') return documentJsonList(v);
-      const itemText = isObjectType(item)
-        ? this.documentObject(item, 'e', nodes, true, 0)
-        : isScalarType(item) && item.name in documentWriters
-          ? documentWriters[item.name as keyof typeof documentWriters]('e')
-          : undefined;
+      const itemText = isObjectType(item) ? this.documentObject(item, 'e', nodes, true, 0) : leafText(item, 'e');
       if (!itemText) return undefined;
       // Every item written, or none: a NULL item (the typed path's) makes the list NULL.
       const items = `(SELECT CASE WHEN count(*) = count(w) THEN '[' || COALESCE(string_agg(w, ',' ORDER BY o), '') || ']' END FROM (SELECT ${itemText} AS w, o FROM jsonb_array_elements(${v}) WITH ORDINALITY AS a(e, o)) i)`;
       return `(CASE jsonb_typeof(${v}) WHEN 'array' THEN ${items} WHEN 'null' THEN 'null' ELSE (CASE WHEN ${v} IS NULL THEN 'null' END) END)`;
     }
-    if (isObjectType(nullable)) {
-      const value = level > 0 ? this.lateral(level, v) : v;
-      return this.documentObject(nullable, value, nodes, true, level > 0 ? level + 1 : 0);
-    }
-    if (isScalarType(nullable) && nullable.name in documentWriters)
-      return documentWriters[nullable.name as keyof typeof documentWriters](v);
-    return undefined;
+    if (!isObjectType(type)) return leafText(type, v);
+    const value = level > 0 ? this.lateral(level, v) : v;
+    return this.documentObject(type, value, nodes, true, level > 0 ? level + 1 : 0);
   }
 }
+
+/** A document leaf's text, for the scalars PostgreSQL writes (json-sql.ts). */
+const leafText = (type: GraphQLOutputType, v: string) =>
+  isScalarType(type) && type.name in documentWriters ? documentWriters[type.name as keyof typeof documentWriters](v) : undefined;
 
 /**
  * The SQL writing a whole document of `type` from the jsonb `document` (every field, in order: the
@@ -381,8 +369,6 @@ export function wholeDocumentSql(
   if (!json) throw new Error(`the document type ${type.name} has a field PostgreSQL cannot write`);
   return `SELECT ${json} FROM (SELECT 1) s ${writer.from()}`;
 }
-
-const selectionSets = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
 
 /**
  * The SQL writing `type`'s object from the row `row` for the selection of `nodes` (a field's

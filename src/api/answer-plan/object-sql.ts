@@ -1,21 +1,18 @@
 /**
  * The SQL that writes one object of a selection as JSON text: the answer's bytes for a report
- * (or a page's item), written by PostgreSQL in the statement that reads the row. The selection is
- * collected as graphql-js collects it (its own `collectSubfields`: fragments, aliases, merged
- * fields, @skip/@include with the request's variables), so members come in the answer's order.
+ * (or a page's item), written by PostgreSQL in the statement that reads the row, members in the
+ * order graphql-js collects them (`collectSubfields`).
  *
- * Where each field's value comes from is what the types declare (shared/schema/sql-source.ts):
- * a table's columns, documents read by key, relations joined by primary key (the organization's
- * own rows only, as the loaders read them), expressions. A field nobody declared SQL for (a nested
- * page, a field with a resolver of its own) makes the selection unplannable: `undefined`, and the
- * typed path answers it. Each value is written by json-sql.ts: the typed path's exact text, or
- * NULL, which makes the whole object NULL (it is then answered the typed way, row by row).
+ * Each field's value comes from what the types declare (shared/schema/sql-source.ts): columns,
+ * documents, relations joined by primary key (LEFT JOINs, the organization's own rows only, as the
+ * loaders read them), expressions. A field without SQL (a nested page, a field with a resolver of
+ * its own) leaves the selection to the typed path. Each value is json-sql.ts's: the typed path's
+ * exact text, or NULL, which makes the whole object NULL (then answered the typed way, row by row).
  *
- * A report's documents are read from the texts the database keeps typed (typed-documents.ts):
- * as they are when selected whole, else selected from in the process (projection.ts). The same
- * writers type those texts: there, a document's objects are read once each (a LATERAL subquery
- * per depth, OFFSET 0 so that PostgreSQL keeps them apart), the column detoasted once, each leaf
- * read from its object. Relations are LEFT JOINs, each at most one row.
+ * A report's documents are read from the texts the database keeps typed (typed-documents.ts), as
+ * they are when selected whole, else selected from in the process (projection.ts). Typing them,
+ * a document's objects are read once each (a LATERAL subquery per depth, OFFSET 0 so that
+ * PostgreSQL keeps them apart), the column detoasted once.
  */
 import {
   getNamedType,

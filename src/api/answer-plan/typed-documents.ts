@@ -1,17 +1,14 @@
 /**
- * A report's documents typed by PostgreSQL once per row version. Writing a whole document
- * (~400 typed fields) costs PostgreSQL about a millisecond; reading a stored text costs it almost
- * nothing. So the database keeps, beside each document column `x`, `typed_x`: the JSON text of the
- * whole document as the typed path writes it (every field of its type, in order: the REST body's
+ * A report's documents typed by PostgreSQL once per row version: writing a whole document costs
+ * it about a millisecond, reading a stored text almost nothing. Beside each document column `x`,
+ * `typed_x` holds the JSON text of the whole document as the typed path writes it (the REST body's
  * part), or NULL where it cannot write it exactly. A BEFORE trigger types a row's documents
- * whenever one of them is written, whoever writes it (this API, an import, a hand-made UPDATE), in
- * the same row version: the ETag's version covers the typed text too.
+ * whenever one is written, by anyone, in the same row version: the ETag's version covers it too.
  *
- * The functions are generated here from the GraphQL types, with the same writers the answer plan
- * uses (object-sql.ts, json-sql.ts); `typed_shape` names the functions a row was typed by, and
- * the plan uses a typed text only when it is this schema's. A change of the document types is a
- * migration written by `npm run db:typed-documents` (it replaces the functions and types every
- * row again); test/db/typed-documents.test.ts fails until it is written.
+ * The functions are generated from the GraphQL types with the answer plan's writers (object-sql.ts,
+ * json-sql.ts); `typed_shape` names the functions a row was typed by, and the plan uses a typed
+ * text only when it is this schema's. A change of the document types is a migration written by
+ * `npm run db:typed-documents`; test/db/typed-documents.test.ts fails until it is written.
  */
 import { createHash } from 'node:crypto';
 import {

@@ -63,16 +63,15 @@ export interface OperationCost {
 }
 
 /**
- * Pricing walks the whole document twice with type information: for a full report (~400 fields)
- * that cost as much CPU as executing it. A price depends only on the document and on the
- * variables that set a `limit` or a @skip/@include condition, so it is kept per document (Apollo
- * hands out the same parsed document for the same query text) and those variables' values.
+ * Pricing a full report cost as much CPU as executing it. A price depends only on the document and
+ * on the variables that set a `limit` or a @skip/@include condition, so it is kept per document
+ * (Apollo hands out the same parsed document for the same query text) and those variables' values,
+ * at most MAX_PRICES_PER_DOCUMENT of them (operation names × values).
  */
 const pricesByDocument = new WeakMap<DocumentNode, { pricedBy: string[]; prices: Map<string, OperationCost> }>();
-/** Distinct operation names × price-setting variable values kept per document. */
 const MAX_PRICES_PER_DOCUMENT = 64;
 
-/** `operationCost`, remembered (see above). */
+/** `operationCost`, remembered. */
 export function cachedOperationCost(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -123,9 +122,9 @@ function priceSettingVariables(document: DocumentNode): string[] {
  * The rules are graphql-query-complexity's with our estimators (a field costs 1 plus its children;
  * a list with `limit` costs 1 plus the limit times its children; introspection the answer it
  * builds), and its answers are the same (test/graphql/operation-cost.test.ts compares them on
- * generated documents). The walk is ours because the library walks every fragment spread again:
- * 20 aliases spreading a report's whole `data` took 7 ms to price, on the event loop, per
- * document. Here each fragment is priced once per operation and its price reused where spread.
+ * generated documents). The walk is ours because the library walks every fragment spread again
+ * (20 aliases spreading a report's whole `data` took 7 ms on the event loop): here each fragment
+ * is priced once per operation and its price reused where spread.
  */
 export function operationCost(
   schema: GraphQLSchema,

@@ -1,17 +1,14 @@
 /**
  * GraphQL subscriptions over WebSocket (graphql-ws's `graphql-transport-ws` protocol) on the same
- * path as queries, /graphql (docs/events.md, "Subscriptions"). What an HTTP request passes, a
- * subscribe passes too, in the same order: a valid key (in the `connection_init` payload, there
- * are no headers to speak of in a browser's WebSocket), the organization's budget not spent, the
- * document's size, validation (graphql-js's rules and the selection-shape rule), its price (the
- * same refusals as an HTTP operation), then the charge of its statements to the key's budget.
- * Open subscriptions are bounded per organization (across instances with Redis) and per socket; a
- * client message is bounded by `maxMessageBytes`. A key revoked while its sockets are open closes
- * them (4403).
+ * path as queries, /graphql (docs/events.md, "Subscriptions"). A subscribe passes what an HTTP
+ * request passes, in the same order: a valid key (in the `connection_init` payload: a browser's
+ * WebSocket has no headers to speak of), the budget not spent, the document's size, validation,
+ * its price, then the charge of its statements. Open subscriptions are bounded per organization
+ * (across instances with Redis) and per socket, a client message by `maxMessageBytes`.
  *
- * Close codes: 4403 when the key is missing, unknown or revoked (one code for all three: a client
- * cannot do anything different about them), 4429 when the client's address has spent its budget
- * of keyless attempts, 1013 when the database cannot be reached to check the key.
+ * Close codes: 4403 when the key is missing, unknown or revoked (also while its sockets are open;
+ * one code for all three: a client cannot do anything different about them), 4429 when the
+ * client's address has spent its keyless attempts, 1013 when the database cannot check the key.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';

@@ -15,13 +15,9 @@
  * once each; createLead's serial semantics are graphql-js's).
  *
  * The compiled answer must be graphql-js's, byte for byte. graphql-jit differs where errors are
- * concerned (which errors of a nulled subtree it reports, their locations under @skip/@include, a
- * non-null variable's default), so an answer of the compiled path that carries an error is thrown
- * away and the document is run again on graphql-js: errors are rare, and the compiled path stays
- * for the answers without any. Both paths then report errors in document order (graphql-js's own
- * order follows which database answer came first), and a variable's explicit null for a non-null
- * argument or directive is refused before either runs (graphql-js raised it as an internal error
- * in the middle of execution, graphql-jit ignored it for @skip/@include).
+ * concerned (which errors of a nulled subtree it reports, their locations under @skip/@include), so
+ * an answer of the compiled path that carries an error is thrown away and the document is run again
+ * on graphql-js: errors are rare. Both paths report errors in document order (inDocumentOrder).
  *
  * Apollo Server takes another executor only through its gateway interface; this gateway serves the
  * one local schema and has nothing else of a gateway.
@@ -483,7 +479,6 @@ function oneErrorPerNulledSubtree(data: unknown, errors: readonly GraphQLError[]
     if (!error.path || error.path.length === 0) return true;
     let value: unknown = data;
     let depth = 0;
-    // Walk the answer along the error's path until a null (or nothing) is met.
     while (depth < error.path.length && value !== null && value !== undefined && typeof value === 'object') {
       value = (value as Record<string | number, unknown>)[error.path[depth]!];
       depth += 1;

@@ -58,6 +58,7 @@ import type { OperationPlan } from '../answer-plan/operation-plan';
 
 type Gateway = NonNullable<ApolloServerOptionsWithGateway<never>['gateway']>;
 type Executor = NonNullable<Awaited<ReturnType<Gateway['load']>>['executor']>;
+type ExecutorRequest = Parameters<Executor>[0];
 
 export const COMPILATION = {
   /** Compiled on the organization's n-th sighting of the document: one-off documents never are. */
@@ -344,7 +345,7 @@ function explicitNullErrors(
  * graphql-jit's own variable parsing ignores the default of a non-null variable: the defaults of
  * the variables not sent are handed over as if sent (as JSON values, which graphql-jit coerces).
  */
-function withDefaults(operation: OperationDefinitionNode, variables: Record<string, unknown>): Record<string, unknown> {
+function withDefaults(operation: OperationDefinitionNode, variables: Record<string, unknown> = {}): Record<string, unknown> {
   let merged: Record<string, unknown> | undefined;
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
@@ -517,7 +518,7 @@ function asGraphqlJsError(error: GraphQLError): GraphQLError {
   return normalized;
 }
 
-const documentKey = (request: Parameters<Executor>[0]) => `${request.queryHash}:${request.operationName ?? ''}`;
+const documentKey = (request: ExecutorRequest) => `${request.queryHash}:${request.operationName ?? ''}`;
 
 export function compiledExecutionGateway(schema: GraphQLSchema, options: CompiledExecutionOptions = {}): Gateway {
   trackResolvers(schema);
@@ -552,11 +553,7 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
     });
   }
 
-  const runOnGraphqlJs = async (
-    request: Parameters<Executor>[0],
-    operation: OperationDefinitionNode | undefined,
-    variables: Record<string, unknown>,
-  ): Promise<ExecutionResult> => {
+  const runOnGraphqlJs = async (request: ExecutorRequest, operation?: OperationDefinitionNode): Promise<ExecutionResult> => {
     const context = request.context as object;
     const tracker: ResolverTracker = { pending: new Set(), failures: [] };
     trackers.set(context, tracker);
@@ -565,7 +562,7 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
         schema,
         document: request.document,
         contextValue: request.context,
-        variableValues: variables,
+        variableValues: request.request.variables ?? {},
         // The client's own operationName: Apollo's is null when it names no operation of the document.
         operationName: request.request.operationName,
       });
@@ -588,7 +585,7 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
     const variables = request.request.variables ?? {};
     // No operation when operationName names none in the document: graphql-js answers that below.
     const operation = request.operation as OperationDefinitionNode | undefined;
-    if (!operation) return runOnGraphqlJs(request, operation, variables);
+    if (!operation) return runOnGraphqlJs(request);
     // Variables are judged by graphql-js first: its errors name the variable definition, which is
     // what makes Apollo answer them 400 BAD_USER_INPUT (graphql-jit's do not).
     const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
@@ -604,7 +601,7 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
             plans.plan(request.document, operation, coerced.coerced),
           )
         : undefined;
-    if (!plans || !plan) return executeOperation(request, operation, variables);
+    if (!plans || !plan) return executeOperation(request, operation);
     const result = await answerWithPlan(plan, {
       document: request.document,
       operation,
@@ -613,29 +610,22 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
       argumentsChecked: false,
       rows: plans.rows,
       onAnswered: plans.onAnswered,
-      typed: (typed) =>
-        executeOperation(
-          { ...request, document: typed.document, queryHash: `${request.queryHash}${typed.suffix}`, operation: typed.operation },
-          typed.operation,
-          variables,
-        ),
+      typed: ({ document, operation, suffix }) =>
+        executeOperation({ ...request, document, queryHash: `${request.queryHash}${suffix}`, operation }, operation),
     });
     if (!result.errors) return result;
     return { ...result, errors: oneErrorPerNulledSubtree(result.data, inDocumentOrder(request.document, operation, result.errors)) };
   };
 
-  const executeOperation = async (
-    request: Parameters<Executor>[0],
-    operation: OperationDefinitionNode,
-    variables: Record<string, unknown>,
-  ): Promise<ExecutionResult> => {
+  const executeOperation = async (request: ExecutorRequest, operation: OperationDefinitionNode): Promise<ExecutionResult> => {
     const organizationId = (request.context as RequestContext).principal?.organizationId;
     const compiled =
       operation.operation === 'query' && organizationId !== undefined
         ? documents.compiledFor(organizationId, documentKey(request), request.document, request.operationName)
         : undefined;
     if (compiled) {
-      const result = (await compiled.query(undefined, request.context, withDefaults(operation, variables))) as ExecutionResult;
+      const variables = withDefaults(operation, request.request.variables);
+      const result = (await compiled.query(undefined, request.context, variables)) as ExecutionResult;
       // Errors are where graphql-jit's answer may differ from graphql-js's: graphql-js answers them.
       // Not the database being away: that answer is a 503 whichever executor met it, and running
       // the document again would only send its statements to a database that just failed them.
@@ -647,7 +637,7 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
       )
         return { ...result, errors: result.errors.map(asGraphqlJsError) };
     }
-    return runOnGraphqlJs(request, operation, variables);
+    return runOnGraphqlJs(request, operation);
   };
   return {
     load: async () => ({ executor }),

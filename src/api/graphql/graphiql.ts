@@ -18,8 +18,6 @@ export interface GraphiqlOptions {
   defaultApiKey?: string;
 }
 
-const API_KEY_PLACEHOLDER = 'paste your API key';
-
 /**
  * Headers (the API key) are not persisted: a key in localStorage outlives the session and is
  * readable by any script of this origin. Queries and tabs still are.
@@ -80,7 +78,7 @@ export function graphiqlRouter(options: GraphiqlOptions): Router {
       const config = {
         url: pageUrl,
         query: options.exampleQuery,
-        headers: JSON.stringify({ 'x-api-key': options.defaultApiKey ?? API_KEY_PLACEHOLDER }, null, 2),
+        headers: JSON.stringify({ 'x-api-key': options.defaultApiKey ?? 'paste your API key' }, null, 2),
       };
       return `<!DOCTYPE html>
 <html lang="en">

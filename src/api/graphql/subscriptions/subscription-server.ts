@@ -87,11 +87,6 @@ const tooMany = (message: string, extra: Record<string, unknown>) => new AppErro
 
 const formatted = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(error.toJSON(), error));
 
-function keyOf(params: Record<string, unknown> | undefined): string | undefined {
-  const value = params?.['x-api-key'] ?? params?.apiKey;
-  return typeof value === 'string' ? value : undefined;
-}
-
 /**
  * When revocations are not heard (no listening connection: api-key-cache.ts), each open socket's
  * key is looked up again this often, so that a revoked key's socket closes within 5 s either way.
@@ -238,7 +233,8 @@ export function createSubscriptionServer(
     onConnect: async (ctx) => {
       const socket = ctx.extra.socket;
       let auth;
-      const presented = presentKey(keyOf(ctx.connectionParams));
+      const key = ctx.connectionParams?.['x-api-key'] ?? ctx.connectionParams?.apiKey;
+      const presented = presentKey(typeof key === 'string' ? key : undefined);
       try {
         auth = await authenticate(services, presented, clientAddressOf(ctx.extra.request));
       } catch (error) {

@@ -17,16 +17,10 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { requireOrganization, type RequestContext } from '../../features/context';
-import {
-  findCompactReports,
-  listWrittenReports,
-  readWrittenReport,
-  type Written,
-  type WrittenRow,
-} from '../../features/reports/reports.service';
+import { findCompactReports, listWrittenReports, readWrittenReport, type WrittenRow } from '../../features/reports/reports.service';
 import { invalidInput, notFound } from '../../shared/errors';
 import { checkArgumentValues } from '../contract/check-arguments';
-import { type EnvelopeMember, type OperationPlan, type PlannedRoot, type TypedOperation } from './operation-plan';
+import type { EnvelopeMember, OperationPlan, PlannedRoot, TypedOperation } from './operation-plan';
 import { DOCUMENT_SEPARATOR, projectionMark } from './object-sql';
 import { RawJson } from './raw-json';
 import type { TypedRows } from './typed-rows';
@@ -95,11 +89,11 @@ async function answerRoot(root: PlannedRoot, run: PlanRun): Promise<RootOutcome>
 }
 
 /** An object's text with the parts of its typed documents, which the plan selects in the process (projection.ts), where they are marked. */
-function withProjections(root: PlannedRoot, written: Written & { json: string }): string {
+function withProjections(root: PlannedRoot, json: string, documents: string | null): string {
   const { projectors } = root.written;
-  if (projectors.length === 0) return written.json;
-  const documents = written.documents!.split(DOCUMENT_SEPARATOR);
-  return written.json.replace(PROJECTION_MARK, (_mark, index: string) => projectors[Number(index)]!(documents[Number(index)]!));
+  if (projectors.length === 0) return json;
+  const texts = documents!.split(DOCUMENT_SEPARATOR);
+  return json.replace(PROJECTION_MARK, (_mark, index: string) => projectors[Number(index)]!(texts[Number(index)]!));
 }
 
 const PROJECTION_MARK = new RegExp(projectionMark(0).replace('0', '(\\d+)'), 'g');
@@ -129,7 +123,7 @@ async function answerReport(root: Extract<PlannedRoot, { kind: 'report' }>, run:
   if (found.json !== null) {
     if (!charged(context, found.bound)) return 'typed_field';
     run.onAnswered?.('report', 'written');
-    return { value: new RawJson(withProjections(root, { ...found, json: found.json }), meta), errors: [] };
+    return { value: new RawJson(withProjections(root, found.json, found.documents), meta), errors: [] };
   }
   run.onAnswered?.('report', 'typed_row');
   const report = await context.loaders.report.load(token);
@@ -183,7 +177,7 @@ async function itemTexts(
   errors: GraphQLError[],
 ): Promise<string | null> {
   const handed = rows.filter((row) => row.json === null).map((row) => row.token);
-  const written = (row: WrittenRow) => withProjections(root, row as WrittenRow & { json: string });
+  const written = (row: WrittenRow) => withProjections(root, row.json!, row.documents);
   if (handed.length === 0) return `[${rows.map(written).join(',')}]`;
   run.onAnswered?.('reports', 'typed_row');
   const compact = new Map((await findCompactReports(run.context.reads, organizationId, handed)).map((report) => [report.token, report]));

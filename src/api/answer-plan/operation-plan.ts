@@ -1,11 +1,10 @@
 /**
  * An operation's answer plan: for each root field, how it is answered. A `report` or `reports`
  * field whose selection PostgreSQL writes (object-sql.ts) is answered by its one statement, which
- * returns the JSON text of the report, or of each item of the page (the page's envelope, a few
- * numbers and a signed cursor, is written here); every other root field, and a selection the SQL
- * does not cover, goes to the typed path (graphql-jit or graphql-js), on a document of those fields
- * alone. Decided once per document and operation (and values of @skip/@include variables), and
- * kept beside the compiled documents (graphql/compiled-execution.ts; a REST route's with it).
+ * returns the JSON text of the report or of each item of the page (the page's envelope is written
+ * here); every other root field goes to the typed path, on a document of those fields alone.
+ * Decided once per document, operation and values of @skip/@include variables, and kept beside
+ * the compiled documents (graphql/compiled-execution.ts; a REST route's with it).
  */
 import {
   getNamedType,

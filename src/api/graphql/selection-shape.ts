@@ -47,8 +47,7 @@ export function selectionShapes(document: DocumentNode): Map<OperationDefinition
       if (selection.kind === Kind.FIELD) {
         const child = selection.selectionSet ? shapeOf(selection.selectionSet) : BROKEN;
         fields += 1 + child.fields;
-        const introspection = selection.name.value.startsWith('__');
-        if (selection.selectionSet && !introspection) depth = Math.max(depth, 1 + child.depth);
+        if (selection.selectionSet && !selection.name.value.startsWith('__')) depth = Math.max(depth, 1 + child.depth);
         continue;
       }
       const inner = selection.kind === Kind.INLINE_FRAGMENT ? shapeOf(selection.selectionSet) : fragmentShape(selection.name.value);
@@ -59,11 +58,9 @@ export function selectionShapes(document: DocumentNode): Map<OperationDefinition
     return { fields: Math.min(fields, Number.MAX_SAFE_INTEGER), depth };
   };
 
-  const shapes = new Map<OperationDefinitionNode, SelectionShape>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.OPERATION_DEFINITION) shapes.set(definition, shapeOf(definition.selectionSet));
-  }
-  return shapes;
+  return new Map(
+    document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION ? [[d, shapeOf(d.selectionSet)] as const] : [])),
+  );
 }
 
 /** Fields of all the document's operations once fragments expand (see `selectionShapes`). */

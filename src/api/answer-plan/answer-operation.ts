@@ -141,13 +141,8 @@ async function answerReports(root: Extract<PlannedRoot, { kind: 'reports' }>, ru
   const sql = root.written.sql(organizationId);
   const page = await listWrittenReports(context.reads, organizationId, filters, { limit, offset, order_by, cursor }, sql, options);
   // The typed path counts a list as 1 and each item by what it selects (answer-size.ts).
-  if (
-    !charged(
-      context,
-      page.written.reduce((sum, row) => sum + row.bound, 1),
-    )
-  )
-    return 'typed_field';
+  const bound = page.written.reduce((sum, row) => sum + row.bound, 1);
+  if (!charged(context, bound)) return 'typed_field';
   const errors: GraphQLError[] = [];
   const itemsKey = root.envelope.find((member) => member.kind === 'items')!.key;
   const items = await itemTexts(root, run, organizationId, page.written, [root.key, itemsKey], errors);

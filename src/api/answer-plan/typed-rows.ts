@@ -54,13 +54,8 @@ export class TypedRows {
     }
     const result = await execute({ schema, document, rootValue: row, contextValue: run.context, variableValues: run.variables });
     const errors = (result.errors ?? []).map(
-      (error) =>
-        new GraphQLError(error.message, {
-          nodes: error.nodes,
-          path: [...path, ...(error.path ?? [])],
-          originalError: error.originalError,
-          extensions: error.extensions,
-        }),
+      ({ message, nodes, path: below = [], originalError, extensions }) =>
+        new GraphQLError(message, { nodes, path: [...path, ...below], originalError, extensions }),
     );
     return { data: result.data ?? null, errors };
   }

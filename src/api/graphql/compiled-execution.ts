@@ -582,30 +582,28 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
   };
 
   const executor: Executor = async (request) => {
-    const variables = request.request.variables ?? {};
     // No operation when operationName names none in the document: graphql-js answers that below.
     const operation = request.operation as OperationDefinitionNode | undefined;
     if (!operation) return runOnGraphqlJs(request);
     // Variables are judged by graphql-js first: its errors name the variable definition, which is
     // what makes Apollo answer them 400 BAD_USER_INPUT (graphql-jit's do not).
-    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
-    if (coerced.errors) return { errors: coerced.errors };
-    const nullErrors = explicitNullErrors(schema, request.document, operation, coerced.coerced);
+    const { coerced, errors } = getVariableValues(schema, operation.variableDefinitions ?? [], request.request.variables ?? {});
+    if (errors) return { errors };
+    const nullErrors = explicitNullErrors(schema, request.document, operation, coerced);
     if (nullErrors.length > 0) return { errors: nullErrors };
     const context = request.context as RequestContext;
-    const plans = options.plans;
+    const { plans } = options;
     const organizationId = context.principal?.organizationId;
-    const plan =
-      plans && organizationId !== undefined
-        ? documents.planFor(organizationId, documentKey(request), plans.conditionsOf(request.document, coerced.coerced), () =>
-            plans.plan(request.document, operation, coerced.coerced),
-          )
-        : undefined;
-    if (!plans || !plan) return executeOperation(request, operation);
+    if (!plans || organizationId === undefined) return executeOperation(request, operation);
+    const conditions = plans.conditionsOf(request.document, coerced);
+    const plan = documents.planFor(organizationId, documentKey(request), conditions, () =>
+      plans.plan(request.document, operation, coerced),
+    );
+    if (!plan) return executeOperation(request, operation);
     const result = await answerWithPlan(plan, {
       document: request.document,
       operation,
-      variables: coerced.coerced,
+      variables: coerced,
       context,
       argumentsChecked: false,
       rows: plans.rows,

@@ -1,11 +1,9 @@
 /**
  * Runs an operation by its plan (operation-plan.ts): each written root field by its one statement,
- * the others by the typed path, all at once; the answer's data in the document's order. A written
- * field behaves as its resolver does: the same arguments and checks, the same errors at its path,
- * the same null when it fails (and `data` null when it is non-null). What the statement could not
- * write goes to the typed path: a row whose JSON is NULL is completed alone (typed-rows.ts), and a
- * field whose answer might pass the request's answer budget is run whole on the typed path, which
- * counts it exactly and refuses it or not.
+ * the others by the typed path, all at once. A written field behaves as its resolver does: the same
+ * arguments and checks, errors and nulls. What the statement could not write goes to the typed
+ * path: a row whose JSON is NULL alone (typed-rows.ts), a field whose answer might pass the
+ * request's answer budget whole (which counts it exactly and refuses it or not).
  */
 import {
   getArgumentValues,

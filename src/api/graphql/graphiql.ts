@@ -1,10 +1,8 @@
 /**
- * GraphiQL 3.8 served entirely from this service.
- *
- * Apollo Server's own landing page loads from Apollo's CDN and Google Fonts, which are not
- * reachable where this service runs, so it is disabled and this router serves GraphiQL from the
- * UMD builds shipped in node_modules instead. Mount it BEFORE Apollo's middleware on the same
- * path: it answers only browsers asking for HTML and passes every other request on.
+ * GraphiQL 3.8 served entirely from this service, from the UMD builds in node_modules: Apollo
+ * Server's own landing page loads from Apollo's CDN and Google Fonts, not reachable where this
+ * service runs. Mount it BEFORE Apollo's middleware on the same path: it answers only browsers
+ * asking for HTML and passes every other request on.
  */
 import type { Request, Router } from 'express';
 import { jsonForHtml, packageAsset, staticPageRouter } from '../../platform/http/static-page';

@@ -1,11 +1,9 @@
 /**
- * The size of an introspection answer, known before it runs: exact, or above it when a response
- * name is selected twice (graphql-js merges those; each is counted here). Introspection reads the schema,
- * which does not change, so what `__schema { types { fields { ... } } }` returns can be counted on
- * the schema itself: each list costs what it holds (every type, every field of each type, ...),
- * not 1. A selection is counted once per schema element it applies to and remembered, so 25
- * aliases of the same fragment cost one count; the walk itself is bounded (MAX_STEPS) and an
- * answer past it is simply "too large".
+ * The size of an introspection answer, known before it runs, counted on the schema itself (which
+ * does not change): each list costs what it holds, not 1. Exact, or above it when a response name
+ * is selected twice (graphql-js merges those). A selection is counted once per schema element it
+ * applies to and remembered, so 25 aliases of the same fragment cost one count; the walk is
+ * bounded (MAX_STEPS) and an answer past it is simply "too large".
  */
 import {
   isEnumType,

@@ -1,11 +1,9 @@
 /**
  * Runs an operation by its plan (operation-plan.ts): each written root field by its one statement,
- * the others by the typed path, all at once; the answer's data in the document's order. A written
- * field behaves as its resolver does: the same arguments and checks, the same errors at its path,
- * the same null when it fails (and `data` null when it is non-null). What the statement could not
- * write goes to the typed path: a row whose JSON is NULL is completed alone (typed-rows.ts), and a
- * field whose answer might pass the request's answer budget is run whole on the typed path, which
- * counts it exactly and refuses it or not.
+ * the others by the typed path, all at once. A written field behaves as its resolver does: the same
+ * arguments and checks, errors and nulls. What the statement could not write goes to the typed
+ * path: a row whose JSON is NULL alone (typed-rows.ts), a field whose answer might pass the
+ * request's answer budget whole (which counts it exactly and refuses it or not).
  */
 import {
   getArgumentValues,
@@ -17,16 +15,10 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { requireOrganization, type RequestContext } from '../../features/context';
-import {
-  findCompactReports,
-  listWrittenReports,
-  readWrittenReport,
-  type Written,
-  type WrittenRow,
-} from '../../features/reports/reports.service';
+import { findCompactReports, listWrittenReports, readWrittenReport, type WrittenRow } from '../../features/reports/reports.service';
 import { invalidInput, notFound } from '../../shared/errors';
 import { checkArgumentValues } from '../contract/check-arguments';
-import { fragmentsOf, type EnvelopeMember, type OperationPlan, type PlannedRoot, type TypedOperation } from './operation-plan';
+import type { EnvelopeMember, OperationPlan, PlannedRoot, TypedOperation } from './operation-plan';
 import { DOCUMENT_SEPARATOR, projectionMark } from './object-sql';
 import { RawJson } from './raw-json';
 import type { TypedRows } from './typed-rows';
@@ -95,11 +87,11 @@ async function answerRoot(root: PlannedRoot, run: PlanRun): Promise<RootOutcome>
 }
 
 /** An object's text with the parts of its typed documents, which the plan selects in the process (projection.ts), where they are marked. */
-function withProjections(root: PlannedRoot, written: Written & { json: string }): string {
+function withProjections(root: PlannedRoot, json: string, documents: string | null): string {
   const { projectors } = root.written;
-  if (projectors.length === 0) return written.json;
-  const documents = written.documents!.split(DOCUMENT_SEPARATOR);
-  return written.json.replace(PROJECTION_MARK, (_mark, index: string) => projectors[Number(index)]!(documents[Number(index)]!));
+  if (projectors.length === 0) return json;
+  const texts = documents!.split(DOCUMENT_SEPARATOR);
+  return json.replace(PROJECTION_MARK, (_mark, index: string) => projectors[Number(index)]!(texts[Number(index)]!));
 }
 
 const PROJECTION_MARK = new RegExp(projectionMark(0).replace('0', '(\\d+)'), 'g');
@@ -129,14 +121,12 @@ async function answerReport(root: Extract<PlannedRoot, { kind: 'report' }>, run:
   if (found.json !== null) {
     if (!charged(context, found.bound)) return 'typed_field';
     run.onAnswered?.('report', 'written');
-    return { value: new RawJson(withProjections(root, { ...found, json: found.json }), meta), errors: [] };
+    return { value: new RawJson(withProjections(root, found.json, found.documents), meta), errors: [] };
   }
   run.onAnswered?.('report', 'typed_row');
   const report = await context.loaders.report.load(token);
   if (!report) throw notFound('Report not found');
-  const row = await run.rows.complete(root.type, report, root.nodes, run.operation, fragmentsOf(run.document), run.variables, context, [
-    root.key,
-  ]);
+  const row = await run.rows.complete(root.type, report, root.nodes, run, [root.key]);
   return { value: row.data === null ? null : new RawJson(JSON.stringify(row.data), meta), errors: row.errors };
 }
 
@@ -146,22 +136,11 @@ async function answerReports(root: Extract<PlannedRoot, { kind: 'reports' }>, ru
   const organizationId = requireOrganization(context);
   const selects = (kind: EnvelopeMember['kind']) => root.envelope.some((member) => member.kind === kind);
   const options = { countTotal: selects('total'), cursors: context.cursors, nextPage: selects('next_cursor') || selects('pageInfo') };
-  const page = await listWrittenReports(
-    context.reads,
-    organizationId,
-    filters,
-    { limit, offset, order_by, cursor },
-    root.written.sql(organizationId),
-    options,
-  );
+  const sql = root.written.sql(organizationId);
+  const page = await listWrittenReports(context.reads, organizationId, filters, { limit, offset, order_by, cursor }, sql, options);
   // The typed path counts a list as 1 and each item by what it selects (answer-size.ts).
-  if (
-    !charged(
-      context,
-      page.written.reduce((sum, row) => sum + row.bound, 1),
-    )
-  )
-    return 'typed_field';
+  const bound = page.written.reduce((sum, row) => sum + row.bound, 1);
+  if (!charged(context, bound)) return 'typed_field';
   const errors: GraphQLError[] = [];
   const itemsKey = root.envelope.find((member) => member.kind === 'items')!.key;
   const items = await itemTexts(root, run, organizationId, page.written, [root.key, itemsKey], errors);
@@ -191,21 +170,17 @@ async function itemTexts(
   errors: GraphQLError[],
 ): Promise<string | null> {
   const handed = rows.filter((row) => row.json === null).map((row) => row.token);
-  const written = (row: WrittenRow) => withProjections(root, row as WrittenRow & { json: string });
+  const written = (row: WrittenRow) => withProjections(root, row.json!, row.documents);
   if (handed.length === 0) return `[${rows.map(written).join(',')}]`;
   run.onAnswered?.('reports', 'typed_row');
   const compact = new Map((await findCompactReports(run.context.reads, organizationId, handed)).map((report) => [report.token, report]));
-  const fragments = fragmentsOf(run.document);
   const texts = await Promise.all(
     rows.map(async (row, index) => {
       if (row.json !== null) return written(row);
       const item = compact.get(row.token);
       // Deleted since the page was read: the typed path's page would not have held it either.
       if (!item) return undefined;
-      const typed = await run.rows.complete(root.itemType, item, root.itemNodes, run.operation, fragments, run.variables, run.context, [
-        ...path,
-        index,
-      ]);
+      const typed = await run.rows.complete(root.itemType, item, root.itemNodes, run, [...path, index]);
       errors.push(...typed.errors);
       return typed.data === null ? null : JSON.stringify(typed.data);
     }),

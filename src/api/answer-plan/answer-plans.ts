@@ -1,9 +1,8 @@
 /**
- * What plans answers for both interfaces (operation-plan.ts): the facts read once per schema (the
- * types' SQL, the tables' columns, the typing functions' shape), the typed path for handed-over
- * rows, and the metric of how root fields were answered. The plans themselves are kept by each
- * interface beside its compiled documents: GraphQL's in the organization's bounded partition
- * (graphql/compiled-execution.ts), REST's with its route (one fixed document each).
+ * What plans answers for both interfaces (operation-plan.ts): the facts read once per schema, the
+ * typed path for handed-over rows, and the metric of how root fields were answered. Each interface
+ * keeps its plans beside its compiled documents: GraphQL's in the organization's bounded partition
+ * (graphql/compiled-execution.ts), REST's with its route.
  */
 import { Kind, visit, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { Counter, type Registry } from 'prom-client';

@@ -31,9 +31,7 @@
 /** SQL string literal. */
 export const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
-// ---------------------------------------------------------------------------------------------
 // Columns
-// ---------------------------------------------------------------------------------------------
 
 /** A column's JSON text when it is not NULL; `nullable` writes `null` for NULL, else NULL stays (a non-null field's error). */
 const orNull = (expression: string, column: string, nullable: boolean) =>
@@ -55,14 +53,13 @@ export const columnWriters = {
   /** text[] as a list of non-null strings: a NULL element is the typed path's error */
   textList: (c: string, nullable: boolean) =>
     orNull(`(CASE WHEN array_position(${c}, NULL) IS NULL THEN array_to_json(${c})::text END)`, c, nullable),
-  json: (c: string, nullable: boolean) => orNull(jsonValue(c), c, nullable),
+  /** any JSON value of a jsonb column (a JSON scalar field) */
+  json: (c: string, nullable: boolean) => orNull(`vr_js_json(${c})`, c, nullable),
 } as const;
 
 export type ColumnWriter = keyof typeof columnWriters;
 
-// ---------------------------------------------------------------------------------------------
 // Document values (jsonb, any JSON type; NULL: the key is missing)
-// ---------------------------------------------------------------------------------------------
 
 /**
  * Each leaf is written inline for its common forms (a string where a String is, an integer where
@@ -84,14 +81,9 @@ export const documentWriters = {
   JSON: (v: string) => leaf(v, { string: `(${v})::text`, boolean: `(${v})::text` }, 'vr_js_json'),
 } as const;
 
-export type DocumentScalar = keyof typeof documentWriters;
-
 /** A list of JSON values: the array's own text (each item is written as itself); any other value is the typed path's error. */
 export const documentJsonList = (v: string) =>
   `(CASE COALESCE(jsonb_typeof(${v}), 'null') WHEN 'null' THEN 'null' WHEN 'array' THEN vr_js_json(${v}) END)`;
-
-/** Any JSON value of a jsonb column (a JSON scalar field): NULL columns are handled by the caller. */
-const jsonValue = (c: string) => `vr_js_json(${c})`;
 
 /** A JSON string (kept as it is), or a separator and its space (the space dropped). */
 const STRING_OR_SEPARATOR = '("(?:[^"\\\\]|\\\\.)*")|([,:]) ';
@@ -100,19 +92,11 @@ const STRING_OR_SEPARATOR = '("(?:[^"\\\\]|\\\\.)*")|([,:]) ';
 const JS_DIFFERS = '"(?:0|[1-9][0-9]*)": |(?:^|[[ ])-?(?:[0-9]{16}|[0-9.]{17}|[0-9]*\\.[0-9]*0(?![0-9])|0\\.000000)';
 
 /**
- * The functions the writers call, defined by the typing migration (typed-documents.ts). Each
- * returns the typed path's text or NULL:
- *  - vr_js_number: the text JavaScript writes for the double it reads: a number of at most 15
- *    significant digits between 1e-6 and 1e21, its fraction's trailing zeros dropped, or of more
- *    digits when they are the double's shortest (as JSON.stringify wrote them); else NULL;
- *  - vr_js_string / vr_js_float / vr_js_boolean: graphql-js's String, Float and Boolean
- *    serializers (a number or boolean as text; a boolean as 1 or 0, a plain decimal string as its
- *    number; a number as true unless 0), NULL where they raise or for a form not written here (a
- *    string such as " 12 " or "0x1A", which Number() reads); a missing value is `null`;
- *  - vr_js_json: JSON.stringify of the value: jsonb's text without its separators' spaces;
- *    where that text holds what JavaScript may write otherwise (a long or trailing-zero number,
- *    an array index as a key, which JavaScript orders first), the value is written member by
- *    member (vr_js_json_walked), each number by vr_js_number, NULL for such a key.
+ * The functions the writers call, defined by the typing migration (typed-documents.ts), each the
+ * typed path's text or NULL: vr_js_number (numbers, see above; more digits only when they are the
+ * double's shortest), graphql-js's String, Float and Boolean serializers (NULL where they raise, or
+ * for a string such as " 12 " or "0x1A" that Number() reads), and JSON.stringify (vr_js_json:
+ * jsonb's text without its separators' spaces, else written member by member).
  */
 export const JSON_FUNCTIONS = `CREATE OR REPLACE FUNCTION vr_js_number(v jsonb) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
 DECLARE

@@ -1,21 +1,18 @@
 /**
  * The SQL that writes one object of a selection as JSON text: the answer's bytes for a report
- * (or a page's item), written by PostgreSQL in the statement that reads the row. The selection is
- * collected as graphql-js collects it (its own `collectSubfields`: fragments, aliases, merged
- * fields, @skip/@include with the request's variables), so members come in the answer's order.
+ * (or a page's item), written by PostgreSQL in the statement that reads the row, members in the
+ * order graphql-js collects them (`collectSubfields`).
  *
- * Where each field's value comes from is what the types declare (shared/schema/sql-source.ts):
- * a table's columns, documents read by key, relations joined by primary key (the organization's
- * own rows only, as the loaders read them), expressions. A field nobody declared SQL for (a nested
- * page, a field with a resolver of its own) makes the selection unplannable: `undefined`, and the
- * typed path answers it. Each value is written by json-sql.ts: the typed path's exact text, or
- * NULL, which makes the whole object NULL (it is then answered the typed way, row by row).
+ * Each field's value comes from what the types declare (shared/schema/sql-source.ts): columns,
+ * documents, relations joined by primary key (LEFT JOINs, the organization's own rows only, as the
+ * loaders read them), expressions. A field without SQL (a nested page, a field with a resolver of
+ * its own) leaves the selection to the typed path. Each value is json-sql.ts's: the typed path's
+ * exact text, or NULL, which makes the whole object NULL (then answered the typed way, row by row).
  *
- * A report's documents are read from the texts the database keeps typed (typed-documents.ts):
- * as they are when selected whole, else selected from in the process (projection.ts). The same
- * writers type those texts: there, a document's objects are read once each (a LATERAL subquery
- * per depth, OFFSET 0 so that PostgreSQL keeps them apart), the column detoasted once, each leaf
- * read from its object. Relations are LEFT JOINs, each at most one row.
+ * A report's documents are read from the texts the database keeps typed (typed-documents.ts), as
+ * they are when selected whole, else selected from in the process (projection.ts). Typing them,
+ * a document's objects are read once each (a LATERAL subquery per depth, OFFSET 0 so that
+ * PostgreSQL keeps them apart), the column detoasted once.
  */
 import {
   getNamedType,
@@ -35,7 +32,7 @@ import { Prisma } from '../../generated/prisma/client';
 import type { WrittenSql } from '../../features/reports/reports.service';
 import type { ColumnCatalog } from '../../platform/db/column-catalog';
 import { sqlSourceOf, type SqlSource } from '../../shared/schema/sql-source';
-import { selectionShape } from '../graphql/answer-size';
+import { selectionSets, selectionShape } from '../graphql/answer-size';
 import { columnWriters, documentJsonList, documentWriters, quote, type ColumnWriter } from './json-sql';
 import { projector, selectsWhole, type Projector } from './projection';
 import { subfieldsOf, type SelectionScope } from './selection-scope';
@@ -93,10 +90,7 @@ const tableOf = (type: GraphQLObjectType): Table | undefined => {
 function writerFor(type: GraphQLOutputType, pgType: string | undefined): ColumnWriter | undefined {
   const nullable = getNullableType(type);
   const named = getNamedType(type);
-  if (isListType(nullable)) {
-    const item = nullable.ofType;
-    return isNonNullType(item) && named.name === 'String' && pgType === '_text' ? 'textList' : undefined;
-  }
+  if (isListType(nullable)) return isNonNullType(nullable.ofType) && named.name === 'String' && pgType === '_text' ? 'textList' : undefined;
   if (isEnumType(named)) return pgType === undefined || !pgType.startsWith('_') ? 'label' : undefined;
   const byScalar: Record<string, { writer: ColumnWriter; pgTypes: readonly string[] }> = {
     UUID: { writer: 'uuid', pgTypes: ['uuid'] },
@@ -108,8 +102,7 @@ function writerFor(type: GraphQLOutputType, pgType: string | undefined): ColumnW
     JSON: { writer: 'json', pgTypes: ['jsonb'] },
   };
   const known = byScalar[named.name];
-  if (!known) return undefined;
-  return pgType === undefined || known.pgTypes.includes(pgType) ? known.writer : undefined;
+  return known && (pgType === undefined || known.pgTypes.includes(pgType)) ? known.writer : undefined;
 }
 
 /** A text expression of parts: fixed texts (merged) and expressions, joined by `||` (a NULL part makes it NULL). */
@@ -232,7 +225,9 @@ class ObjectWriter {
     if (!declared && this.facts.resolved.has(`${type.name}.${field.name}`)) return undefined;
     const source: SqlSource = declared ?? { kind: 'column', column: field.name };
     const nullable = !isNonNullType(field.type);
+    // An object (not a list of them): what a same-row, document or joined field must hold.
     const named = getNamedType(field.type);
+    const object = isObjectType(named) && !isListType(getNullableType(field.type)) ? named : undefined;
     switch (source.kind) {
       case 'column': {
         const pgType = this.columnType(type, row, source.column);
@@ -254,34 +249,35 @@ class ObjectWriter {
         if (!writer || writer === 'json' || writer === 'textList') return undefined;
         return { json: columnWriters[writer](`(${source.sql(row)})`, nullable), bounds: [] };
       }
-      case 'same-row':
-        return isObjectType(named) && !isListType(getNullableType(field.type)) ? this.sameRow(type, named, row, nodes) : undefined;
+      case 'same-row': {
+        const table = this.tableOfRow(type);
+        if (!object || !table) return undefined;
+        this.rowTables.set(object, table);
+        return this.rowObject(object, row, nodes);
+      }
       case 'document': {
-        if (!isObjectType(named) || isListType(getNullableType(field.type))) return undefined;
         // Read from the text the database keeps typed beside the document (typed-documents.ts),
         // when the functions of this schema typed it (else the row goes to the typed path).
         const typed = typedColumnOf(source.column);
         if (
+          !object ||
           !this.facts.typedShape ||
           this.columnType(type, row, source.column) !== 'jsonb' ||
           this.columnType(type, row, typed) !== 'text'
-        ) {
+        )
           return undefined;
-        }
         const text = `(CASE WHEN ${row}.${TYPED_SHAPE_COLUMN} = ${quote(this.facts.typedShape)} THEN ${row}.${typed} END)`;
-        const shape = selectionShape(this.scope, selectionSets(nodes), named);
+        const shape = selectionShape(this.scope, selectionSets(nodes), object);
         // Its values, at most one per character of its text, as often as the selection repeats them.
         const bounds = [`(COALESCE(octet_length(${row}.${typed}), 0) * ${shape.repetitions} + ${shape.fields})`];
         // Selected whole, it is the answer's text; in part, the process selects from it (projection.ts).
-        if (selectsWhole(this.scope, named, nodes)) return { json: text, bounds };
+        if (selectsWhole(this.scope, object, nodes)) return { json: text, bounds };
         const index = this.projections.length;
-        this.projections.push({ text, project: projector(this.scope, named, nodes) });
+        this.projections.push({ text, project: projector(this.scope, object, nodes) });
         return { json: `(CASE WHEN ${text} IS NOT NULL THEN ${quote(projectionMark(index))} END)`, bounds };
       }
       case 'join':
-        return isObjectType(named) && !isListType(getNullableType(field.type))
-          ? this.joined(type, named, row, source.column, nodes, nullable)
-          : undefined;
+        return object && this.joined(type, object, row, source.column, nodes, nullable);
       default:
         return undefined;
     }
@@ -292,13 +288,6 @@ class ObjectWriter {
 
   private tableOfRow(type: GraphQLObjectType): string | undefined {
     return tableOf(type)?.table ?? this.rowTables.get(type);
-  }
-
-  private sameRow(parent: GraphQLObjectType, type: GraphQLObjectType, row: string, nodes: readonly FieldNode[]): Value | undefined {
-    const table = this.tableOfRow(parent);
-    if (!table) return undefined;
-    this.rowTables.set(type, table);
-    return this.rowObject(type, row, nodes);
   }
 
   private joined(
@@ -318,10 +307,7 @@ class ObjectWriter {
     const object = this.rowObject(type, alias, nodes);
     if (!object) return undefined;
     // No row: null, as the loader answers; for a non-null field, the typed path's error.
-    return {
-      json: `(CASE WHEN ${alias}.${target.key} IS NULL THEN ${nullable ? "'null'" : 'NULL'} ELSE ${object.json} END)`,
-      bounds: object.bounds,
-    };
+    return { ...object, json: `(CASE WHEN ${alias}.${target.key} IS NULL THEN ${nullable ? "'null'" : 'NULL'} ELSE ${object.json} END)` };
   }
 
   /**
@@ -343,31 +329,26 @@ class ObjectWriter {
   }
 
   private documentValue(type: GraphQLOutputType, v: string, nodes: readonly FieldNode[], level: number): string | undefined {
-    const nullable = getNullableType(type);
     if (isNonNullType(type)) return undefined;
-    if (isListType(nullable)) {
-      const item = nullable.ofType;
+    if (isListType(type)) {
+      const item = type.ofType;
       if (isNonNullType(item)) return undefined;
       if (isScalarType(item) && item.name === 'JSON') return documentJsonList(v);
-      const itemText = isObjectType(item)
-        ? this.documentObject(item, 'e', nodes, true, 0)
-        : isScalarType(item) && item.name in documentWriters
-          ? documentWriters[item.name as keyof typeof documentWriters]('e')
-          : undefined;
+      const itemText = isObjectType(item) ? this.documentObject(item, 'e', nodes, true, 0) : leafText(item, 'e');
       if (!itemText) return undefined;
       // Every item written, or none: a NULL item (the typed path's) makes the list NULL.
       const items = `(SELECT CASE WHEN count(*) = count(w) THEN '[' || COALESCE(string_agg(w, ',' ORDER BY o), '') || ']' END FROM (SELECT ${itemText} AS w, o FROM jsonb_array_elements(${v}) WITH ORDINALITY AS a(e, o)) i)`;
       return `(CASE jsonb_typeof(${v}) WHEN 'array' THEN ${items} WHEN 'null' THEN 'null' ELSE (CASE WHEN ${v} IS NULL THEN 'null' END) END)`;
     }
-    if (isObjectType(nullable)) {
-      const value = level > 0 ? this.lateral(level, v) : v;
-      return this.documentObject(nullable, value, nodes, true, level > 0 ? level + 1 : 0);
-    }
-    if (isScalarType(nullable) && nullable.name in documentWriters)
-      return documentWriters[nullable.name as keyof typeof documentWriters](v);
-    return undefined;
+    if (!isObjectType(type)) return leafText(type, v);
+    const value = level > 0 ? this.lateral(level, v) : v;
+    return this.documentObject(type, value, nodes, true, level > 0 ? level + 1 : 0);
   }
 }
+
+/** A document leaf's text, for the scalars PostgreSQL writes (json-sql.ts). */
+const leafText = (type: GraphQLOutputType, v: string) =>
+  isScalarType(type) && type.name in documentWriters ? documentWriters[type.name as keyof typeof documentWriters](v) : undefined;
 
 /**
  * The SQL writing a whole document of `type` from the jsonb `document` (every field, in order: the
@@ -385,8 +366,6 @@ export function wholeDocumentSql(
   if (!json) throw new Error(`the document type ${type.name} has a field PostgreSQL cannot write`);
   return `SELECT ${json} FROM (SELECT 1) s ${writer.from()}`;
 }
-
-const selectionSets = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
 
 /**
  * The SQL writing `type`'s object from the row `row` for the selection of `nodes` (a field's
@@ -419,13 +398,7 @@ export function writtenObject(
   const split = Object.entries(texts).map(([part, text]) => [part, text.split(ORGANIZATION)] as const);
   const sql = (organizationId: string) =>
     Object.fromEntries(
-      split.map(([part, strings]) => [
-        part,
-        new Prisma.Sql(
-          strings,
-          strings.slice(1).map(() => organizationId),
-        ),
-      ]),
+      split.map(([part, strings]) => [part, new Prisma.Sql(strings, strings.slice(1).fill(organizationId))]),
     ) as unknown as WrittenSql;
   return { ...texts, projectors: projections.map((p) => p.project), sql };
 }

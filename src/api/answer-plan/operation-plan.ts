@@ -1,11 +1,10 @@
 /**
  * An operation's answer plan: for each root field, how it is answered. A `report` or `reports`
  * field whose selection PostgreSQL writes (object-sql.ts) is answered by its one statement, which
- * returns the JSON text of the report, or of each item of the page (the page's envelope, a few
- * numbers and a signed cursor, is written here); every other root field, and a selection the SQL
- * does not cover, goes to the typed path (graphql-jit or graphql-js), on a document of those fields
- * alone. Decided once per document and operation (and values of @skip/@include variables), and
- * kept beside the compiled documents (graphql/compiled-execution.ts; a REST route's with it).
+ * returns the JSON text of the report or of each item of the page (the page's envelope is written
+ * here); every other root field goes to the typed path, on a document of those fields alone.
+ * Decided once per document, operation and values of @skip/@include variables, and kept beside
+ * the compiled documents (graphql/compiled-execution.ts; a REST route's with it).
  */
 import {
   getNamedType,
@@ -16,6 +15,7 @@ import {
   type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLObjectType,
+  type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
 import { collectFields } from 'graphql/execution/collectFields';
@@ -23,7 +23,7 @@ import { getMetadataStorage } from 'type-graphql';
 import { PAGE_ROW_COLUMNS } from '../../features/reports/report-query';
 import { writtenObject, type ColumnCatalog, type SchemaFacts, type WrittenObject } from './object-sql';
 import { subfieldsOf, type SelectionScope } from './selection-scope';
-import type { GraphQLSchema } from 'graphql';
+import { fragmentsByName } from '../graphql/selection-shape';
 
 /** A document of some of an operation's root fields, for the typed path. */
 export interface TypedOperation {
@@ -79,9 +79,7 @@ export function schemaFacts(schema: GraphQLSchema, columns: ColumnCatalog): Sche
 }
 
 export const fragmentsOf = (document: DocumentNode): Record<string, FragmentDefinitionNode> =>
-  Object.fromEntries(
-    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
-  );
+  Object.fromEntries(fragmentsByName(document));
 
 /** The operation with only the root fields of these response keys (root selections are plain fields here). */
 function withRootKeys(
@@ -172,33 +170,19 @@ function planRoot(
   nodes: readonly FieldNode[],
 ): PlannedRoot | undefined {
   const field = query.getFields()[nodes[0]!.name.value];
-  if (!field) return undefined;
-  const type = getNamedType(field.type);
-  if (!isObjectType(type)) return undefined;
+  const type = field && getNamedType(field.type);
+  if (!field || !isObjectType(type)) return undefined;
   const alone = () => withRootKeys(document, operation, new Set([key]), `:${key}`);
   if (field.name === 'report') {
     const written = writtenObject(facts, scope, type, 'r', nodes);
     return written && { kind: 'report', key, nodes, field, type, written, alone: alone() };
   }
-  if (field.name === 'reports') {
-    const envelope = envelopeOf(scope, type, nodes);
-    const itemsField = type.getFields().items;
-    const itemType = itemsField && getNamedType(itemsField.type);
-    if (!envelope?.items || !isObjectType(itemType)) return undefined;
-    const written = writtenObject(facts, scope, itemType, 'p', envelope.items, PAGE_ROW_COLUMNS);
-    return (
-      written && {
-        kind: 'reports',
-        key,
-        nodes,
-        field,
-        envelope: envelope.members,
-        itemType,
-        itemNodes: envelope.items,
-        written,
-        alone: alone(),
-      }
-    );
-  }
-  return undefined;
+  if (field.name !== 'reports') return undefined;
+  const envelope = envelopeOf(scope, type, nodes);
+  const itemsField = type.getFields().items;
+  const itemType = itemsField && getNamedType(itemsField.type);
+  if (!envelope?.items || !isObjectType(itemType)) return undefined;
+  const { members, items } = envelope;
+  const written = writtenObject(facts, scope, itemType, 'p', items, PAGE_ROW_COLUMNS);
+  return written && { kind: 'reports', key, nodes, field, envelope: members, itemType, itemNodes: items, written, alone: alone() };
 }

@@ -1,12 +1,10 @@
 /**
- * A selection of part of a typed document (the JSON text PostgreSQL keeps of a report's whole
- * document, typed-documents.ts), made in the process from its text: every value in a typed
- * document is already the text the typed path writes for its field (a field's value never depends
- * on its siblings), so the answer is pieces of that text, cut where the selection's fields are
- * and joined in the selection's order (aliases, fragments, merged fields, @skip/@include,
- * `__typename`, as graphql-js collects them). The text is scanned once, not parsed, and only as far
- * as the last selected member: no value is built and written again. Writing the parts in SQL instead costs PostgreSQL a microsecond or more per
- * leaf (docs/architecture.md, "Answering a report").
+ * A selection of part of a typed document (typed-documents.ts), made in the process from its text:
+ * every value in it is already the text the typed path writes for its field (a field's value never
+ * depends on its siblings), so the answer is pieces of that text, cut where the selection's fields
+ * are and joined in the order graphql-js collects them. The text is scanned once, not parsed, and
+ * only as far as the last selected member. Writing the parts in SQL instead costs PostgreSQL a
+ * microsecond or more per leaf (docs/architecture.md, "Answering a report").
  */
 import { getNamedType, getNullableType, isListType, isObjectType, type FieldNode, type GraphQLObjectType } from 'graphql';
 import { subfieldsOf, type SelectionScope } from './selection-scope';

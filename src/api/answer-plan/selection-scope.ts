@@ -1,7 +1,6 @@
 /**
- * What collecting a selection needs besides its nodes, as graphql-js's executor has it for an
- * operation: the schema, the document's fragments and the request's variables (@skip/@include).
- * One per operation, passed whole to the planner's writers and projections.
+ * What collecting a selection needs besides its nodes, as graphql-js's executor has it: one per
+ * operation, passed whole to the planner's writers and projections.
  */
 import type { FieldNode, FragmentDefinitionNode, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { collectSubfields } from 'graphql/execution/collectFields';

@@ -1,17 +1,14 @@
 /**
- * A report's documents typed by PostgreSQL once per row version. Writing a whole document
- * (~400 typed fields) costs PostgreSQL about a millisecond; reading a stored text costs it almost
- * nothing. So the database keeps, beside each document column `x`, `typed_x`: the JSON text of the
- * whole document as the typed path writes it (every field of its type, in order: the REST body's
+ * A report's documents typed by PostgreSQL once per row version: writing a whole document costs
+ * it about a millisecond, reading a stored text almost nothing. Beside each document column `x`,
+ * `typed_x` holds the JSON text of the whole document as the typed path writes it (the REST body's
  * part), or NULL where it cannot write it exactly. A BEFORE trigger types a row's documents
- * whenever one of them is written, whoever writes it (this API, an import, a hand-made UPDATE), in
- * the same row version: the ETag's version covers the typed text too.
+ * whenever one is written, by anyone, in the same row version: the ETag's version covers it too.
  *
- * The functions are generated here from the GraphQL types, with the same writers the answer plan
- * uses (object-sql.ts, json-sql.ts); `typed_shape` names the functions a row was typed by, and
- * the plan uses a typed text only when it is this schema's. A change of the document types is a
- * migration written by `npm run db:typed-documents` (it replaces the functions and types every
- * row again); test/db/typed-documents.test.ts fails until it is written.
+ * The functions are generated from the GraphQL types with the answer plan's writers (object-sql.ts,
+ * json-sql.ts); `typed_shape` names the functions a row was typed by, and the plan uses a typed
+ * text only when it is this schema's. A change of the document types is a migration written by
+ * `npm run db:typed-documents`; test/db/typed-documents.test.ts fails until it is written.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -31,33 +28,22 @@ import { TYPED_SHAPE_COLUMN, typedColumnOf, wholeDocumentSql } from './object-sq
 
 export const TYPING_TRIGGER_FUNCTION = 'vr_type_report_documents';
 
-interface TypedDocument {
-  column: string;
-  function: string;
-  sql: string;
-}
-
 /** The document columns of the reports table, each with the function that types it. */
-function typedDocuments(schema: GraphQLSchema): TypedDocument[] {
+function typedDocuments(schema: GraphQLSchema) {
   const facts = schemaFacts(schema, new Map());
   const report = schema.getType('Report');
   if (!isObjectType(report)) throw new Error('the schema has no Report type');
-  const documents: TypedDocument[] = [];
-  for (const field of Object.values(report.getFields())) {
+  return Object.values(report.getFields()).flatMap((field) => {
     const source = sqlSourceOf(field);
     const type = getNamedType(field.type);
-    if (source?.kind !== 'document' || !isObjectType(type)) continue;
+    if (source?.kind !== 'document' || !isObjectType(type)) return [];
     const operation = parse(`{ d { ${restSelectionOf(type)} } }`).definitions[0] as OperationDefinitionNode;
     const node = operation.selectionSet.selections[0] as FieldNode;
     const body = wholeDocumentSql(facts, type, [node], !isNonNullType(field.type), 'document');
     const name = `vr_${typedColumnOf(source.column)}`;
-    documents.push({
-      column: source.column,
-      function: name,
-      sql: `CREATE OR REPLACE FUNCTION ${name}(document jsonb) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $typed$\n${body}\n$typed$;`,
-    });
-  }
-  return documents;
+    const sql = `CREATE OR REPLACE FUNCTION ${name}(document jsonb) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $typed$\n${body}\n$typed$;`;
+    return [{ column: source.column, function: name, sql }];
+  });
 }
 
 /** The shape of this schema's typing functions: what `typed_shape` holds for a row they typed. */

@@ -1,18 +1,12 @@
 /**
  * Counts the values of an answer while it is built, against the request's AnswerBudget
- * (shared/answer-budget.ts), on both interfaces (REST routes run the same schema).
- *
- * Only what can make an answer longer than its document says is counted, where it enters:
- * - lists (page items, relations): each item holds the fields its selection names;
- * - JSON values: their members, counted once per object (the same value under a thousand
- *   aliases is walked once, charged a thousand times);
- * - a report's stored documents (`data`, `state`, `real_costs`), charged whole where the report
- *   hands them out: their values times the most times the selection can repeat any one of them
- *   (aliases multiply along a path), plus the fields it names. The ~400 typed fields inside get
- *   no resolver of their own (graphql-jit reads them inline: wrapping them cost ~10 % of a
- *   fetch-one's CPU).
- * Everything else an answer holds is bounded by its document (selection-shape-rule.ts) times the
- * lists it sits in, which are counted.
+ * (shared/answer-budget.ts), on both interfaces (REST routes run the same schema). Only what can
+ * make an answer longer than its document says is counted, where it enters: lists (each item holds
+ * the fields its selection names), JSON values (their members), and a report's stored documents,
+ * charged whole where the report hands them out (their values times the most times the selection
+ * repeats any one of them, plus the fields it names): the ~400 typed fields inside get no resolver
+ * of their own, which would cost ~10 % of a fetch-one's CPU. Everything else is bounded by its
+ * document (selection-shape-rule.ts) times the lists it sits in, which are counted.
  *
  * A field past the budget fails with a rejected promise, never a synchronous throw (see
  * argument-validation.ts: graphql-js 16 abandons a list's earlier promises otherwise), and no
@@ -28,7 +22,6 @@ import {
   isScalarType,
   Kind,
   type FieldNode,
-  type FragmentDefinitionNode,
   type GraphQLCompositeType,
   type GraphQLField,
   type GraphQLNamedType,
@@ -39,12 +32,10 @@ import {
 } from 'graphql';
 import type { RequestContext } from '../../features/context';
 
-const JSON_SCALAR = 'JSON';
-
 /** The report's fields that hand out a stored JSON document through typed fields. */
 const STORED_DOCUMENTS: Record<string, readonly string[]> = { Report: ['data', 'state', 'real_costs'] };
 
-const isJson = (type: GraphQLNamedType) => isScalarType(type) && type.name === JSON_SCALAR;
+const isJson = (type: GraphQLNamedType) => isScalarType(type) && type.name === 'JSON';
 
 type ValuesOf = (value: unknown, info: GraphQLResolveInfo) => number;
 
@@ -122,18 +113,14 @@ function listValues(value: unknown, valuesOfItem: (item: unknown) => number): nu
 /**
  * Members of a JSON value, itself included. A value a resolver hands out is walked once and its
  * count kept (the same value under a thousand aliases is charged a thousand times, walked once);
- * the objects inside it are not kept one by one: a WeakMap entry per nested object made counting
- * a report's ~370 values cost ~55 µs, a plain walk ~6 µs.
+ * the objects inside it are not kept one by one (a WeakMap entry each cost ~9 times the walk).
  */
 const jsonCounts = new WeakMap<object, number>();
 
 function jsonValues(value: unknown): number {
   if (value === null || typeof value !== 'object') return 1;
   let count = jsonCounts.get(value);
-  if (count === undefined) {
-    count = membersOf(value);
-    jsonCounts.set(value, count);
-  }
+  if (count === undefined) jsonCounts.set(value, (count = membersOf(value)));
   return count;
 }
 
@@ -169,25 +156,21 @@ function shapeOf(info: GraphQLResolveInfo): SelectionShape {
   let shape = shapes.get(first);
   if (!shape) {
     const type = getNamedType(info.returnType);
-    const sets = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+    const sets = selectionSets(info.fieldNodes);
     shape = isCompositeType(type) && sets.length > 0 ? selectionShape(info, sets, type) : { fields: 0, repetitions: 1 };
     shapes.set(first, shape);
   }
   return shape;
 }
 
+export const selectionSets = (nodes: readonly FieldNode[]) => nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+
 const namedFields = (info: GraphQLResolveInfo) => Math.max(shapeOf(info).fields, 1);
 const repetitions = (info: GraphQLResolveInfo) => shapeOf(info).repetitions;
 
-/** What a selection is read against: the schema and the document's fragments. */
-export interface SelectionContext {
-  schema: GraphQLSchema;
-  fragments: Readonly<Record<string, FragmentDefinitionNode>>;
-}
-
 /** The shape of a selection of `type` (the answer planner bounds its answers with the same count). */
 export function selectionShape(
-  info: SelectionContext,
+  info: Pick<GraphQLResolveInfo, 'schema' | 'fragments'>,
   selectionSets: readonly SelectionSetNode[],
   type: GraphQLCompositeType,
 ): SelectionShape {

@@ -4,29 +4,20 @@
  * selection instead of graphql-js walking it field by field on every request (the REST routes'
  * documents are compiled the same way, rest/sofa-endpoints.ts). Same schema, same resolvers.
  *
- * Compiling is work and memory (measured: ~20 µs of CPU per expanded field, one report's
- * ~320-field document 6-18 ms, 3,200 fields 60 ms; a 20-alias document of 48,000 expanded fields
- * blocked the event loop 1-2 s and kept ~120 MB, ~2.5 kB a field), so a document is compiled only
- * when it is cheap and worth it:
- * - it is a query sent with a key (keyless introspection never is), the same organization's
- *   COMPILATION.sightings-th sighting of it;
- * - its selection, fragments expanded (counted without expanding them), has at most
- *   COMPILATION.maxExpandedFields fields: the widest legitimate document (one report with its
- *   whole `data`, ~320 fields) compiles, anything much wider stays on graphql-js;
- * - the cache is bounded in estimated bytes, per organization and in total: an organization
- *   evicts its own documents first, and the total bound evicts from the largest organization, so
- *   one tenant's stream of new documents never evicts another's (N8);
- * - each compilation is charged to the organization (COMPILATION.chargePoints of its budget).
- * Mutations stay on graphql-js (they run once each; createLead's serial semantics are graphql-js's).
+ * Compiling blocks the event loop and keeps memory in proportion to the expanded fields (a
+ * 48,000-field document blocked it 1-2 s and kept ~120 MB), so a document is compiled only when it
+ * is cheap and worth it (COMPILATION): a query sent with a key (keyless introspection never is),
+ * seen again by the same organization, narrow enough once fragments expand (counted without
+ * expanding them), within the compile time budget, and charged to the organization. The cache is
+ * bounded in estimated bytes, per organization and in total: an organization evicts its own
+ * documents first, and the total bound evicts from the largest organization, so one tenant's
+ * stream of new documents never evicts another's (N8). Mutations stay on graphql-js (they run
+ * once each; createLead's serial semantics are graphql-js's).
  *
  * The compiled answer must be graphql-js's, byte for byte. graphql-jit differs where errors are
- * concerned (which errors of a nulled subtree it reports, their locations under @skip/@include, a
- * non-null variable's default), so an answer of the compiled path that carries an error is thrown
- * away and the document is run again on graphql-js: errors are rare, and the compiled path stays
- * for the answers without any. Both paths then report errors in document order (graphql-js's own
- * order follows which database answer came first), and a variable's explicit null for a non-null
- * argument or directive is refused before either runs (graphql-js raised it as an internal error
- * in the middle of execution, graphql-jit ignored it for @skip/@include).
+ * concerned (which errors of a nulled subtree it reports, their locations under @skip/@include), so
+ * an answer of the compiled path that carries an error is thrown away and the document is run again
+ * on graphql-js: errors are rare. Both paths report errors in document order (inDocumentOrder).
  *
  * Apollo Server takes another executor only through its gateway interface; this gateway serves the
  * one local schema and has nothing else of a gateway.
@@ -35,12 +26,14 @@ import type { ApolloServerOptionsWithGateway } from '@apollo/server';
 import {
   defaultFieldResolver,
   execute,
+  getOperationAST,
   getVariableValues,
   GraphQLError,
   isNonNullType,
   isObjectType,
   Kind,
   locatedError,
+  responsePathAsArray,
   type GraphQLResolveInfo,
   TypeInfo,
   ValidationContext,
@@ -48,7 +41,6 @@ import {
   type DocumentNode,
   type ExecutionResult,
   type FieldNode,
-  type FragmentDefinitionNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionNode,
@@ -59,22 +51,19 @@ import { inChildSpan } from '../../platform/tracing/tracing';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RequestContext } from '../../features/context';
 import { databaseFailureOf } from '../../platform/db/failures';
-import { expandedFieldCount } from './selection-shape';
+import { expandedFieldCount, fragmentsByName } from './selection-shape';
 import { answerWithPlan } from '../answer-plan/answer-operation';
 import type { AnswerPlans } from '../answer-plan/answer-plans';
 import type { OperationPlan } from '../answer-plan/operation-plan';
 
 type Gateway = NonNullable<ApolloServerOptionsWithGateway<never>['gateway']>;
 type Executor = NonNullable<Awaited<ReturnType<Gateway['load']>>['executor']>;
+type ExecutorRequest = Parameters<Executor>[0];
 
 export const COMPILATION = {
   /** Compiled on the organization's n-th sighting of the document: one-off documents never are. */
   sightings: 2,
-  /**
-   * Fields after fragments expand: one report's whole document is 322, compiled in 6-18 ms on a
-   * quiet machine (20 ms median at load 12 on 2 cores; 644 fields 22 ms, 1,610 fields 45 ms): the
-   * widest legitimate document is compiled, twice that is not.
-   */
+  /** Fields after fragments expand: the widest legitimate document (one report's whole, 322) is compiled, twice that is not. */
   maxExpandedFields: 400,
   /** Estimated heap kept per expanded field of a compiled document once run (~2.5 kB measured, rounded up). */
   bytesPerExpandedField: 3_000,
@@ -88,9 +77,8 @@ export const COMPILATION = {
   chargePoints: 1,
   /**
    * Milliseconds of compilation one organization may cause per minute, and all of them together:
-   * a compilation runs on the event loop (a report's whole document takes 6-18 ms), so distinct
-   * documents sent twice each could otherwise block it for the others as often as they like. Past
-   * either, documents run on graphql-js until the minute is over (answers are the same).
+   * distinct documents sent twice each could otherwise block the event loop for the others as often
+   * as they like. Past either, documents run on graphql-js until the minute is over.
    */
   organizationCompileMsPerMinute: 250,
   totalCompileMsPerMinute: 1_000,
@@ -153,7 +141,7 @@ export class CompiledDocuments {
   constructor(
     private readonly schema: GraphQLSchema,
     limits: Partial<CompilationLimits> = {},
-    private readonly onCompilation?: (organizationId: string, outcome: CompilationOutcome, milliseconds: number) => void,
+    private readonly onCompilation?: (organizationId: string, outcome: CompilationOutcome) => void,
   ) {
     this.limits = { ...COMPILATION, ...limits };
     this.compileTime = new CompileTimeBudget(this.limits);
@@ -192,14 +180,10 @@ export class CompiledDocuments {
   /** The organization's entry for this document, created when new, made the most recently used. */
   private entryOf(organizationId: string, key: string): { partition: Partition; entry: Entry } {
     let partition = this.partitions.get(organizationId);
-    if (!partition) {
-      partition = { entries: new Map(), bytes: 0 };
-      this.partitions.set(organizationId, partition);
-    }
+    if (!partition) this.partitions.set(organizationId, (partition = { entries: new Map(), bytes: 0 }));
     let entry = partition.entries.get(key);
-    if (entry) {
-      partition.entries.delete(key);
-    } else {
+    if (entry) partition.entries.delete(key);
+    else {
       entry = { sightings: 0, bytes: this.limits.bytesPerSighting + key.length * 2 };
       this.resize(partition, entry.bytes);
     }
@@ -208,40 +192,28 @@ export class CompiledDocuments {
   }
 
   private compile(organizationId: string, partition: Partition, entry: Entry, document: DocumentNode, operationName: string | null): void {
+    const refuse = (outcome: CompilationOutcome) => {
+      entry.refused = true;
+      this.onCompilation?.(organizationId, outcome);
+    };
     const fields = expandedFieldCount(document);
-    if (fields > this.limits.maxExpandedFields) {
-      entry.refused = true;
-      this.onCompilation?.(organizationId, 'too_wide', 0);
-      return;
-    }
-    if (!keysInSameOrder(document, operationName)) {
-      entry.refused = true;
-      this.onCompilation?.(organizationId, 'not_compilable', 0);
-      return;
-    }
+    if (fields > this.limits.maxExpandedFields) return refuse('too_wide');
+    if (!keysInSameOrder(document, operationName)) return refuse('not_compilable');
     // Not refused for good: the next sighting in another minute may compile it.
-    if (!this.compileTime.allows(organizationId)) {
-      this.onCompilation?.(organizationId, 'over_time_budget', 0);
-      return;
-    }
+    if (!this.compileTime.allows(organizationId)) return this.onCompilation?.(organizationId, 'over_time_budget');
     const started = performance.now();
     // A span of its own when the request's span records (tracing off or unsampled: a property test).
     const result = inChildSpan('graphql.compile', { 'vr.graphql.expanded_fields': fields }, () =>
       compileQuery(this.schema, document, operationName ?? undefined),
     );
-    const milliseconds = performance.now() - started;
-    this.compileTime.record(organizationId, milliseconds);
+    this.compileTime.record(organizationId, performance.now() - started);
     // A document graphql-js validated but graphql-jit cannot compile stays on graphql-js.
-    if (!isCompiledQuery(result)) {
-      entry.refused = true;
-      this.onCompilation?.(organizationId, 'not_compilable', milliseconds);
-      return;
-    }
+    if (!isCompiledQuery(result)) return refuse('not_compilable');
     entry.compiled = result;
     const bytes = fields * this.limits.bytesPerExpandedField;
     this.resize(partition, bytes);
     entry.bytes += bytes;
-    this.onCompilation?.(organizationId, 'compiled', milliseconds);
+    this.onCompilation?.(organizationId, 'compiled');
   }
 
   private resize(partition: Partition, delta: number): void {
@@ -278,18 +250,10 @@ export class CompiledDocuments {
 
   /** Documents compiled and kept, all organizations or one. */
   compiledCount(organizationId?: string): number {
-    const partitions =
-      organizationId === undefined ? [...this.partitions.values()] : [this.partitions.get(organizationId)].filter((p) => p !== undefined);
     let count = 0;
-    for (const partition of partitions) for (const entry of partition.entries.values()) if (entry.compiled) count += 1;
+    for (const [id, { entries }] of this.partitions)
+      if (organizationId === undefined || id === organizationId) for (const entry of entries.values()) if (entry.compiled) count += 1;
     return count;
-  }
-
-  /** Documents remembered (compiled or seen), all organizations. */
-  get size(): number {
-    let size = 0;
-    for (const partition of this.partitions.values()) size += partition.entries.size;
-    return size;
   }
 }
 
@@ -305,14 +269,9 @@ const isConditional = (selection: SelectionNode) =>
  * COMPILATION.maxExpandedFields fields get here.
  */
 function keysInSameOrder(document: DocumentNode, operationName: string | null): boolean {
-  const operation = document.definitions.find(
-    (d): d is OperationDefinitionNode =>
-      d.kind === Kind.OPERATION_DEFINITION && (operationName === null || d.name?.value === operationName),
-  );
+  const operation = getOperationAST(document, operationName);
   if (!operation) return false;
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions)
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const fragments = fragmentsByName(document);
   const check = (selectionSets: readonly SelectionSetNode[]): boolean => {
     const keys: { key: string; conditional: boolean }[] = [];
     const fields = new Map<string, SelectionSetNode[]>();
@@ -349,14 +308,19 @@ function keysInSameOrder(document: DocumentNode, operationName: string | null): 
  * Variables declared nullable but used where the argument (or directive argument) is non-null,
  * allowed by graphql-js's validation when that argument has a default: an explicit null then
  * fails in the middle of execution as an error without a code (an internal error to the client),
- * and graphql-jit ignores it for @skip/@include. Found once per operation.
+ * and graphql-jit ignores it for @skip/@include: such a null is refused first. Found once per operation.
  */
 const nullRefusingVariables = new WeakMap<OperationDefinitionNode, Map<string, string>>();
 
-function variablesRefusingNull(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): Map<string, string> {
+function explicitNullErrors(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  coerced: Record<string, unknown>,
+): GraphQLError[] {
   let found = nullRefusingVariables.get(operation);
   if (!found) {
-    found = new Map();
+    nullRefusingVariables.set(operation, (found = new Map()));
     const context = new ValidationContext(schema, document, new TypeInfo(schema), () => undefined);
     const nullable = new Set(
       (operation.variableDefinitions ?? []).filter((d) => d.type.kind !== Kind.NON_NULL_TYPE).map((d) => d.variable.name.value),
@@ -365,36 +329,23 @@ function variablesRefusingNull(schema: GraphQLSchema, document: DocumentNode, op
       const name = usage.node.name.value;
       if (nullable.has(name) && usage.type && isNonNullType(usage.type) && !found.has(name)) found.set(name, String(usage.type));
     }
-    nullRefusingVariables.set(operation, found);
   }
-  return found;
-}
-
-function explicitNullErrors(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  coerced: Record<string, unknown>,
-): GraphQLError[] {
-  const errors: GraphQLError[] = [];
-  for (const [name, type] of variablesRefusingNull(schema, document, operation)) {
-    if (coerced[name] !== null) continue;
-    const definition = operation.variableDefinitions?.find((d) => d.variable.name.value === name);
-    errors.push(
-      new GraphQLError(`Variable "$${name}" is used where a value of type "${type}" is required: it must not be null.`, {
-        nodes: definition,
-        extensions: { code: 'BAD_USER_INPUT' },
-      }),
+  return [...found]
+    .filter(([name]) => coerced[name] === null)
+    .map(
+      ([name, type]) =>
+        new GraphQLError(`Variable "$${name}" is used where a value of type "${type}" is required: it must not be null.`, {
+          nodes: operation.variableDefinitions?.find((d) => d.variable.name.value === name),
+          extensions: { code: 'BAD_USER_INPUT' },
+        }),
     );
-  }
-  return errors;
 }
 
 /**
  * graphql-jit's own variable parsing ignores the default of a non-null variable: the defaults of
  * the variables not sent are handed over as if sent (as JSON values, which graphql-jit coerces).
  */
-function withDefaults(operation: OperationDefinitionNode, variables: Record<string, unknown>): Record<string, unknown> {
+function withDefaults(operation: OperationDefinitionNode, variables: Record<string, unknown> = {}): Record<string, unknown> {
   let merged: Record<string, unknown> | undefined;
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
@@ -418,27 +369,19 @@ export function inDocumentOrder(
   errors: readonly GraphQLError[],
 ): readonly GraphQLError[] {
   if (errors.length < 2) return errors;
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions)
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  interface Level {
-    order: Map<string, number>;
-    fields: Map<string, FieldNode[]>;
-  }
-  const levels = new Map<string, Level>();
-  const levelOf = (selectionSets: readonly SelectionSetNode[], cacheKey: string): Level => {
+  const fragments = fragmentsByName(document);
+  // Per path of response keys: the fields of that selection by response key, in collection order.
+  const levels = new Map<string, Map<string, FieldNode[]>>();
+  const levelOf = (selectionSets: readonly SelectionSetNode[], cacheKey: string) => {
     let level = levels.get(cacheKey);
     if (level) return level;
-    level = { order: new Map(), fields: new Map() };
+    const fields = (level = new Map<string, FieldNode[]>());
     const visited = new Set<string>();
     const collect = (selectionSet: SelectionSetNode) => {
       for (const selection of selectionSet.selections) {
         if (selection.kind === Kind.FIELD) {
           const responseKey = selection.alias?.value ?? selection.name.value;
-          if (!level!.order.has(responseKey)) level!.order.set(responseKey, level!.order.size);
-          const same = level!.fields.get(responseKey) ?? [];
-          same.push(selection);
-          level!.fields.set(responseKey, same);
+          fields.set(responseKey, [...(fields.get(responseKey) ?? []), selection]);
         } else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
         else if (!visited.has(selection.name.value)) {
           visited.add(selection.name.value);
@@ -462,8 +405,9 @@ export function inDocumentOrder(
         continue;
       }
       const level = levelOf(selectionSets, cacheKey);
-      position.push(level.order.get(key) ?? Number.MAX_SAFE_INTEGER);
-      selectionSets = (level.fields.get(key) ?? []).flatMap((field) => (field.selectionSet ? [field.selectionSet] : []));
+      const index = [...level.keys()].indexOf(key);
+      position.push(index < 0 ? Number.MAX_SAFE_INTEGER : index);
+      selectionSets = (level.get(key) ?? []).flatMap((field) => (field.selectionSet ? [field.selectionSet] : []));
       cacheKey += `.${key}`;
     }
     return position;
@@ -492,12 +436,6 @@ interface ResolverTracker {
 
 const trackers = new WeakMap<object, ResolverTracker>();
 
-function pathToArray(path: GraphQLResolveInfo['path'] | undefined): (string | number)[] {
-  const keys: (string | number)[] = [];
-  for (let at = path; at; at = at.prev) keys.unshift(at.key);
-  return keys;
-}
-
 function trackResolvers(schema: GraphQLSchema): void {
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
@@ -514,17 +452,15 @@ function trackResolvers(schema: GraphQLSchema): void {
           tracker?.failures.push({ error, info });
           throw error;
         }
-        if (result instanceof Promise) {
-          if (tracker) {
-            const settled: Promise<boolean> = result.then(
-              () => tracker.pending.delete(settled),
-              (error: unknown) => {
-                tracker.failures.push({ error, info });
-                return tracker.pending.delete(settled);
-              },
-            );
-            tracker.pending.add(settled);
-          }
+        if (tracker && result instanceof Promise) {
+          const settled: Promise<boolean> = result.then(
+            () => tracker.pending.delete(settled),
+            (error: unknown) => {
+              tracker.failures.push({ error, info });
+              return tracker.pending.delete(settled);
+            },
+          );
+          tracker.pending.add(settled);
         }
         return result;
       };
@@ -544,13 +480,11 @@ function oneErrorPerNulledSubtree(data: unknown, errors: readonly GraphQLError[]
     if (!error.path || error.path.length === 0) return true;
     let value: unknown = data;
     let depth = 0;
-    // Walk the answer along the error's path until a null (or nothing) is met.
     while (depth < error.path.length && value !== null && value !== undefined && typeof value === 'object') {
       value = (value as Record<string | number, unknown>)[error.path[depth]!];
       depth += 1;
     }
-    const reachedItself = depth === error.path.length;
-    if (reachedItself) return true;
+    if (depth === error.path.length) return true;
     // `value` is null at error.path[0..depth). Data itself null (a non-null root field failed):
     // each root field is executed on its own, so each keeps its first error.
     const nulledAt = JSON.stringify(error.path.slice(0, Math.max(depth, 1)));
@@ -583,6 +517,8 @@ function asGraphqlJsError(error: GraphQLError): GraphQLError {
   if (error.locations) Object.assign(normalized, { locations: error.locations });
   return normalized;
 }
+
+const documentKey = (request: ExecutorRequest) => `${request.queryHash}:${request.operationName ?? ''}`;
 
 export function compiledExecutionGateway(schema: GraphQLSchema, options: CompiledExecutionOptions = {}): Gateway {
   trackResolvers(schema);
@@ -617,11 +553,7 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
     });
   }
 
-  const runOnGraphqlJs = async (
-    request: Parameters<Executor>[0],
-    operation: OperationDefinitionNode | undefined,
-    variables: Record<string, unknown>,
-  ): Promise<ExecutionResult> => {
+  const runOnGraphqlJs = async (request: ExecutorRequest, operation?: OperationDefinitionNode): Promise<ExecutionResult> => {
     const context = request.context as object;
     const tracker: ResolverTracker = { pending: new Set(), failures: [] };
     trackers.set(context, tracker);
@@ -630,7 +562,7 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
         schema,
         document: request.document,
         contextValue: request.context,
-        variableValues: variables,
+        variableValues: request.request.variables ?? {},
         // The client's own operationName: Apollo's is null when it names no operation of the document.
         operationName: request.request.operationName,
       });
@@ -641,7 +573,7 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
       const known = new Set(result.errors.map((error) => error.originalError ?? error));
       const dropped = tracker.failures
         .filter(({ error }) => !known.has(error as Error))
-        .map(({ error, info }) => locatedError(error, info.fieldNodes, pathToArray(info.path)));
+        .map(({ error, info }) => locatedError(error, info.fieldNodes, responsePathAsArray(info.path)));
       const errors = inDocumentOrder(request.document, operation, [...result.errors, ...dropped]);
       return { ...result, errors: oneErrorPerNulledSubtree(result.data, errors) };
     } finally {
@@ -650,76 +582,60 @@ export function compiledExecutionGateway(schema: GraphQLSchema, options: Compile
   };
 
   const executor: Executor = async (request) => {
-    const variables = request.request.variables ?? {};
     // No operation when operationName names none in the document: graphql-js answers that below.
     const operation = request.operation as OperationDefinitionNode | undefined;
-    if (!operation) return runOnGraphqlJs(request, operation, variables);
+    if (!operation) return runOnGraphqlJs(request);
     // Variables are judged by graphql-js first: its errors name the variable definition, which is
     // what makes Apollo answer them 400 BAD_USER_INPUT (graphql-jit's do not).
-    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
-    if (coerced.errors) return { errors: coerced.errors };
-    const nullErrors = explicitNullErrors(schema, request.document, operation, coerced.coerced);
+    const { coerced, errors } = getVariableValues(schema, operation.variableDefinitions ?? [], request.request.variables ?? {});
+    if (errors) return { errors };
+    const nullErrors = explicitNullErrors(schema, request.document, operation, coerced);
     if (nullErrors.length > 0) return { errors: nullErrors };
     const context = request.context as RequestContext;
-    const plans = options.plans;
+    const { plans } = options;
     const organizationId = context.principal?.organizationId;
-    const plan =
-      plans && organizationId !== undefined
-        ? documents.planFor(
-            organizationId,
-            `${request.queryHash}:${request.operationName ?? ''}`,
-            plans.conditionsOf(request.document, coerced.coerced),
-            () => plans.plan(request.document, operation, coerced.coerced),
-          )
-        : undefined;
-    if (!plans || !plan) return executeOperation(request, operation, variables);
+    if (!plans || organizationId === undefined) return executeOperation(request, operation);
+    const conditions = plans.conditionsOf(request.document, coerced);
+    const plan = documents.planFor(organizationId, documentKey(request), conditions, () =>
+      plans.plan(request.document, operation, coerced),
+    );
+    if (!plan) return executeOperation(request, operation);
     const result = await answerWithPlan(plan, {
       document: request.document,
       operation,
-      variables: coerced.coerced,
+      variables: coerced,
       context,
       argumentsChecked: false,
       rows: plans.rows,
       onAnswered: plans.onAnswered,
-      typed: (typed) =>
-        executeOperation(
-          { ...request, document: typed.document, queryHash: `${request.queryHash}${typed.suffix}`, operation: typed.operation },
-          typed.operation,
-          variables,
-        ),
+      typed: ({ document, operation, suffix }) =>
+        executeOperation({ ...request, document, queryHash: `${request.queryHash}${suffix}`, operation }, operation),
     });
     if (!result.errors) return result;
     return { ...result, errors: oneErrorPerNulledSubtree(result.data, inDocumentOrder(request.document, operation, result.errors)) };
   };
 
-  const executeOperation = async (
-    request: Parameters<Executor>[0],
-    operation: OperationDefinitionNode,
-    variables: Record<string, unknown>,
-  ): Promise<ExecutionResult> => {
+  const executeOperation = async (request: ExecutorRequest, operation: OperationDefinitionNode): Promise<ExecutionResult> => {
     const organizationId = (request.context as RequestContext).principal?.organizationId;
     const compiled =
       operation.operation === 'query' && organizationId !== undefined
-        ? documents.compiledFor(
-            organizationId,
-            `${request.queryHash}:${request.operationName ?? ''}`,
-            request.document,
-            request.operationName,
-          )
+        ? documents.compiledFor(organizationId, documentKey(request), request.document, request.operationName)
         : undefined;
     if (compiled) {
-      const result = (await compiled.query(undefined, request.context, withDefaults(operation, variables))) as ExecutionResult;
+      const variables = withDefaults(operation, request.request.variables);
+      const result = (await compiled.query(undefined, request.context, variables)) as ExecutionResult;
       // Errors are where graphql-jit's answer may differ from graphql-js's: graphql-js answers them.
       // Not the database being away: that answer is a 503 whichever executor met it, and running
       // the document again would only send its statements to a database that just failed them.
       if (!result.errors) return result;
       // Nor an answer that outgrew its budget: it is refused whole (plugins/answer-too-large.ts).
-      if ((request.context as RequestContext).answerBudget?.exceeded) return { ...result, errors: result.errors.map(asGraphqlJsError) };
-      if (result.errors.some((error) => databaseFailureOf(error.originalError ?? error))) {
+      if (
+        (request.context as RequestContext).answerBudget?.exceeded ||
+        result.errors.some((error) => databaseFailureOf(error.originalError ?? error))
+      )
         return { ...result, errors: result.errors.map(asGraphqlJsError) };
-      }
     }
-    return runOnGraphqlJs(request, operation, variables);
+    return runOnGraphqlJs(request, operation);
   };
   return {
     load: async () => ({ executor }),

@@ -20,23 +20,17 @@ declare module 'graphql' {
 }
 
 /** Codes Apollo Server and graphql-js give their own request errors. */
-type ApolloErrorCode =
-  | 'GRAPHQL_PARSE_FAILED'
-  | 'GRAPHQL_VALIDATION_FAILED'
-  | 'PERSISTED_QUERY_NOT_FOUND'
-  | 'PERSISTED_QUERY_NOT_SUPPORTED'
-  | 'OPERATION_RESOLUTION_FAILURE';
-
-const REQUEST_ERROR_CODES = new Set<string>([
+const APOLLO_ERROR_CODES = [
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_SUPPORTED',
   'OPERATION_RESOLUTION_FAILURE',
-  // Apollo's own: a variable that does not coerce to its type.
-  'BAD_USER_INPUT',
-  'BAD_REQUEST',
-]);
+] as const;
+type ApolloErrorCode = (typeof APOLLO_ERROR_CODES)[number];
+
+// BAD_USER_INPUT: Apollo's own, a variable that does not coerce to its type.
+const REQUEST_ERROR_CODES = new Set<string>([...APOLLO_ERROR_CODES, 'BAD_USER_INPUT', 'BAD_REQUEST']);
 
 export function extensionsOf(error: AppError): GraphQLError['extensions'] {
   const { inputErrors, retryAfterSeconds, extra } = error.details;
@@ -86,16 +80,16 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   return { message: 'Internal server error', locations, path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }
 
-/**
- * An error answered before Apollo runs (the key, the organization's admission, a body the parser
- * refused), in the shape Apollo gives its own request errors. `status` when the HTTP status is
- * not the code's (body-parser's 413 and 415 are BAD_REQUEST to GraphQL clients).
- */
 /** A validation error found before Apollo runs (authentication-gate.ts), in the words and status Apollo gives it. */
 export function sendGraphqlValidationError(res: Response, error: GraphQLError): void {
   res.status(400).json({ errors: [{ ...error.toJSON(), extensions: { ...error.extensions, code: 'GRAPHQL_VALIDATION_FAILED' } }] });
 }
 
+/**
+ * An error answered before Apollo runs (the key, the organization's admission, a body the parser
+ * refused), in the shape Apollo gives its own request errors. `status` when the HTTP status is
+ * not the code's (body-parser's 413 and 415 are BAD_REQUEST to GraphQL clients).
+ */
 export function sendGraphqlError(res: Response, error: AppError, status: number = error.status): void {
   if (error.details.credentialsMissing) res.set('www-authenticate', 'APIKey');
   if (error.details.retryAfterSeconds !== undefined) res.set('retry-after', String(error.details.retryAfterSeconds));

@@ -1,10 +1,8 @@
 /**
- * GraphiQL 3.8 served entirely from this service.
- *
- * Apollo Server's own landing page loads from Apollo's CDN and Google Fonts, which are not
- * reachable where this service runs, so it is disabled and this router serves GraphiQL from the
- * UMD builds shipped in node_modules instead. Mount it BEFORE Apollo's middleware on the same
- * path: it answers only browsers asking for HTML and passes every other request on.
+ * GraphiQL 3.8 served entirely from this service, from the UMD builds in node_modules: Apollo
+ * Server's own landing page loads from Apollo's CDN and Google Fonts, not reachable where this
+ * service runs. Mount it BEFORE Apollo's middleware on the same path: it answers only browsers
+ * asking for HTML and passes every other request on.
  */
 import type { Request, Router } from 'express';
 import { jsonForHtml, packageAsset, staticPageRouter } from '../../platform/http/static-page';
@@ -17,8 +15,6 @@ export interface GraphiqlOptions {
   /** Value prefilled for the x-api-key header; a placeholder asking for a key when absent. */
   defaultApiKey?: string;
 }
-
-const API_KEY_PLACEHOLDER = 'paste your API key';
 
 /**
  * Headers (the API key) are not persisted: a key in localStorage outlives the session and is
@@ -62,11 +58,6 @@ ReactDOM.createRoot(document.getElementById('graphiql')).render(
 );
 `;
 
-/** True when the client prefers an HTML page over a JSON answer (a browser navigating here). */
-function wantsHtml(req: Request): boolean {
-  return req.accepts(['application/json', 'text/html']) === 'text/html';
-}
-
 export function graphiqlRouter(options: GraphiqlOptions): Router {
   const assets = new Map([
     ['react.production.min.js', packageAsset('react', 'umd/react.production.min.js')],
@@ -79,12 +70,13 @@ export function graphiqlRouter(options: GraphiqlOptions): Router {
     path: options.endpoint,
     assets,
     bootstrapScript: BOOTSTRAP_SCRIPT,
-    wants: wantsHtml,
+    // A client that prefers an HTML page over a JSON answer (a browser navigating here).
+    wants: (req: Request) => req.accepts(['application/json', 'text/html']) === 'text/html',
     render: (pageUrl, assetUrl) => {
       const config = {
         url: pageUrl,
         query: options.exampleQuery,
-        headers: JSON.stringify({ 'x-api-key': options.defaultApiKey ?? API_KEY_PLACEHOLDER }, null, 2),
+        headers: JSON.stringify({ 'x-api-key': options.defaultApiKey ?? 'paste your API key' }, null, 2),
       };
       return `<!DOCTYPE html>
 <html lang="en">

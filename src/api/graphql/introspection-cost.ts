@@ -1,11 +1,9 @@
 /**
- * The size of an introspection answer, known before it runs: exact, or above it when a response
- * name is selected twice (graphql-js merges those; each is counted here). Introspection reads the schema,
- * which does not change, so what `__schema { types { fields { ... } } }` returns can be counted on
- * the schema itself: each list costs what it holds (every type, every field of each type, ...),
- * not 1. A selection is counted once per schema element it applies to and remembered, so 25
- * aliases of the same fragment cost one count; the walk itself is bounded (MAX_STEPS) and an
- * answer past it is simply "too large".
+ * The size of an introspection answer, known before it runs, counted on the schema itself (which
+ * does not change): each list costs what it holds, not 1. Exact, or above it when a response name
+ * is selected twice (graphql-js merges those). A selection is counted once per schema element it
+ * applies to and remembered, so 25 aliases of the same fragment cost one count; the walk is
+ * bounded (MAX_STEPS) and an answer past it is simply "too large".
  */
 import {
   isEnumType,
@@ -17,10 +15,10 @@ import {
   isAbstractType,
   Kind,
   type DocumentNode,
-  type FragmentDefinitionNode,
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
+import { fragmentsByName } from './selection-shape';
 
 type IntrospectionKind = '__Schema' | '__Type' | '__Field' | '__InputValue' | '__EnumValue' | '__Directive';
 
@@ -35,6 +33,8 @@ interface Children {
 const MAX_STEPS = 200_000;
 
 const listOf = (kind: IntrospectionKind, items: readonly object[]): Children => ({ kind, items, list: true });
+/** A type or null (one value). */
+const typeOrNull = (type: object | null | undefined): Children => ({ kind: '__Type', items: type ? [type] : [] });
 
 /** What a field of an introspection object holds: a list or a single object of another kind, or a leaf. */
 function childrenOf(schema: GraphQLSchema, kind: IntrospectionKind, entity: object, field: string): Children | number {
@@ -42,11 +42,9 @@ function childrenOf(schema: GraphQLSchema, kind: IntrospectionKind, entity: obje
     case '__Schema':
       if (field === 'types') return { kind: '__Type', items: Object.values(schema.getTypeMap()), list: true };
       if (field === 'directives') return { kind: '__Directive', items: schema.getDirectives(), list: true };
-      if (field === 'queryType') return { kind: '__Type', items: [schema.getQueryType()].filter((t) => t !== null && t !== undefined) };
-      if (field === 'mutationType')
-        return { kind: '__Type', items: [schema.getMutationType()].filter((t) => t !== null && t !== undefined) };
-      if (field === 'subscriptionType')
-        return { kind: '__Type', items: [schema.getSubscriptionType()].filter((t) => t !== null && t !== undefined) };
+      if (field === 'queryType') return typeOrNull(schema.getQueryType());
+      if (field === 'mutationType') return typeOrNull(schema.getMutationType());
+      if (field === 'subscriptionType') return typeOrNull(schema.getSubscriptionType());
       return 1;
     case '__Type': {
       const type = entity as Parameters<typeof isObjectType>[0];
@@ -56,15 +54,15 @@ function childrenOf(schema: GraphQLSchema, kind: IntrospectionKind, entity: obje
       if (field === 'possibleTypes') return isAbstractType(type) ? listOf('__Type', schema.getPossibleTypes(type)) : 1;
       if (field === 'enumValues') return isEnumType(type) ? listOf('__EnumValue', type.getValues()) : 1;
       if (field === 'inputFields') return isInputObjectType(type) ? listOf('__InputValue', Object.values(type.getFields())) : 1;
-      if (field === 'ofType') return { kind: '__Type', items: isListType(type) || isNonNullType(type) ? [type.ofType as object] : [] };
+      if (field === 'ofType') return typeOrNull(isListType(type) || isNonNullType(type) ? (type.ofType as object) : null);
       return 1;
     }
     case '__Field':
       if (field === 'args') return listOf('__InputValue', (entity as { args: readonly object[] }).args);
-      if (field === 'type') return { kind: '__Type', items: [(entity as { type: object }).type] };
+      if (field === 'type') return typeOrNull((entity as { type: object }).type);
       return 1;
     case '__InputValue':
-      if (field === 'type') return { kind: '__Type', items: [(entity as { type: object }).type] };
+      if (field === 'type') return typeOrNull((entity as { type: object }).type);
       return 1;
     case '__Directive':
       if (field === 'args') return listOf('__InputValue', (entity as { args: readonly object[] }).args);
@@ -87,10 +85,7 @@ export function introspectionAnswerSize(
   root: { schema: true } | { typeName: string },
 ): number {
   if (!selectionSet) return 1;
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
+  const fragments = fragmentsByName(document);
   const memo = new Map<SelectionSetNode, Map<object, number>>();
   let steps = 0;
 
@@ -110,18 +105,16 @@ export function introspectionAnswerSize(
         spreading.add(name);
         total += count(fragment.selectionSet, kind, entity, spreading);
         spreading.delete(name);
-      } else if (selection.name.value === '__typename' || !selection.selectionSet) {
-        const children = selection.name.value === '__typename' ? 1 : childrenOf(schema, kind, entity, selection.name.value);
-        total += typeof children === 'number' ? children : 1;
       } else {
-        const children = childrenOf(schema, kind, entity, selection.name.value);
-        if (typeof children === 'number') {
-          total += children;
-          continue;
+        const children = selection.name.value === '__typename' ? 1 : childrenOf(schema, kind, entity, selection.name.value);
+        if (typeof children === 'number') total += children;
+        else {
+          // The list or the object itself, then each item (an object of its own in a list).
+          total += 1;
+          const { selectionSet } = selection;
+          if (selectionSet)
+            for (const item of children.items) total += (children.list ? 1 : 0) + count(selectionSet, children.kind, item, spreading);
         }
-        // The list or the object itself, then each item (an object of its own in a list).
-        total += 1;
-        for (const item of children.items) total += (children.list ? 1 : 0) + count(selection.selectionSet, children.kind, item, spreading);
       }
       if (total > Number.MAX_SAFE_INTEGER) throw new TooLarge();
     }

@@ -40,6 +40,7 @@ import {
 import { DEFAULT_PAGE_SIZE } from '../../shared/pagination';
 import { statementsOf } from '../../shared/schema/statements';
 import { introspectionAnswerSize } from './introspection-cost';
+import { fragmentsByName } from './selection-shape';
 import { MAX_EXPANDED_FIELDS } from './selection-shape-rule';
 
 export const MAX_QUERY_COST = 50_000;
@@ -62,16 +63,15 @@ export interface OperationCost {
 }
 
 /**
- * Pricing walks the whole document twice with type information: for a full report (~400 fields)
- * that cost as much CPU as executing it. A price depends only on the document and on the
- * variables that set a `limit` or a @skip/@include condition, so it is kept per document (Apollo
- * hands out the same parsed document for the same query text) and those variables' values.
+ * Pricing a full report cost as much CPU as executing it. A price depends only on the document and
+ * on the variables that set a `limit` or a @skip/@include condition, so it is kept per document
+ * (Apollo hands out the same parsed document for the same query text) and those variables' values,
+ * at most MAX_PRICES_PER_DOCUMENT of them (operation names × values).
  */
 const pricesByDocument = new WeakMap<DocumentNode, { pricedBy: string[]; prices: Map<string, OperationCost> }>();
-/** Distinct operation names × price-setting variable values kept per document. */
 const MAX_PRICES_PER_DOCUMENT = 64;
 
-/** `operationCost`, remembered (see above). */
+/** `operationCost`, remembered. */
 export function cachedOperationCost(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -79,10 +79,7 @@ export function cachedOperationCost(
   variables: Record<string, unknown>,
 ): OperationCost | undefined {
   let entry = pricesByDocument.get(document);
-  if (!entry) {
-    entry = { pricedBy: priceSettingVariables(document), prices: new Map() };
-    pricesByDocument.set(document, entry);
-  }
+  if (!entry) pricesByDocument.set(document, (entry = { pricedBy: priceSettingVariables(document), prices: new Map() }));
   // An omitted variable takes its default, an explicit null does not: they price differently.
   const key = JSON.stringify([
     operation.name?.value ?? null,
@@ -125,9 +122,9 @@ function priceSettingVariables(document: DocumentNode): string[] {
  * The rules are graphql-query-complexity's with our estimators (a field costs 1 plus its children;
  * a list with `limit` costs 1 plus the limit times its children; introspection the answer it
  * builds), and its answers are the same (test/graphql/operation-cost.test.ts compares them on
- * generated documents). The walk is ours because the library walks every fragment spread again:
- * 20 aliases spreading a report's whole `data` took 7 ms to price, on the event loop, per
- * document. Here each fragment is priced once per operation and its price reused where spread.
+ * generated documents). The walk is ours because the library walks every fragment spread again
+ * (20 aliases spreading a report's whole `data` took 7 ms on the event loop): here each fragment
+ * is priced once per operation and its price reused where spread.
  */
 export function operationCost(
   schema: GraphQLSchema,
@@ -148,20 +145,8 @@ export function operationCost(
     const price = root ? pricing.selectionSet(operation.selectionSet, root) : ZERO;
     // Validation bounded the expanded selection (selection-shape-rule.ts); this bound only makes
     // sure no price is ever taken of more than that.
-    if (price.nodes >= 2 * MAX_EXPANDED_FIELDS) {
-      return {
-        cost: Infinity,
-        statements: Infinity,
-        rootFields: countRootFields(document, operation.selectionSet),
-        introspection: Infinity,
-      };
-    }
-    return {
-      cost: price.cost,
-      statements: price.statements,
-      rootFields: countRootFields(document, operation.selectionSet),
-      introspection: price.introspection,
-    };
+    const { cost, statements, introspection } = price.nodes >= 2 * MAX_EXPANDED_FIELDS ? UNCOUNTABLE : price;
+    return { cost, statements, rootFields: countRootFields(pricing.fragments, operation.selectionSet), introspection };
   } catch (error) {
     // An argument whose value does not coerce: graphql-js refuses the operation before it runs.
     if (error instanceof GraphQLError) return undefined;
@@ -178,9 +163,12 @@ interface Price {
 }
 
 const ZERO: Price = { cost: 0, statements: 0, introspection: 0, nodes: 0 };
+const UNCOUNTABLE: Price = { cost: Infinity, statements: Infinity, introspection: Infinity, nodes: Infinity };
+
+const META_FIELDS = new Map([SchemaMetaFieldDef, TypeMetaFieldDef, TypeNameMetaFieldDef].map((field) => [field.name, field]));
 
 class Pricing {
-  private readonly fragments = new Map<string, FragmentDefinitionNode>();
+  readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   /** each fragment's price on its type condition, taken once per operation */
   private readonly fragmentPrices = new Map<string, Price>();
   private readonly active = new Set<string>();
@@ -190,9 +178,7 @@ class Pricing {
     private readonly document: DocumentNode,
     private readonly variables: Record<string, unknown>,
   ) {
-    for (const definition of document.definitions) {
-      if (definition.kind === Kind.FRAGMENT_DEFINITION) this.fragments.set(definition.name.value, definition);
-    }
+    this.fragments = fragmentsByName(document);
   }
 
   selectionSet(selectionSet: SelectionSetNode, type: GraphQLCompositeType): Price {
@@ -219,24 +205,15 @@ class Pricing {
 
   private field(node: FieldNode, fields: Record<string, GraphQLField<unknown, unknown>>): Price | undefined {
     const name = node.name.value;
-    const field =
-      name === SchemaMetaFieldDef.name
-        ? SchemaMetaFieldDef
-        : name === TypeMetaFieldDef.name
-          ? TypeMetaFieldDef
-          : name === TypeNameMetaFieldDef.name
-            ? TypeNameMetaFieldDef
-            : fields[name];
+    const field = META_FIELDS.get(name) ?? fields[name];
     if (!field) return undefined;
     const args = getArgumentValues(field, node, this.variables);
     const type = getNamedType(field.type);
     const children = node.selectionSet && isCompositeType(type) ? this.selectionSet(node.selectionSet, type) : ZERO;
     const statements = statementsOf(field) + children.statements;
     if (field === SchemaMetaFieldDef || field === TypeMetaFieldDef) {
-      const values =
-        field === SchemaMetaFieldDef
-          ? introspectionAnswerSize(this.schema, this.document, node.selectionSet, { schema: true })
-          : introspectionAnswerSize(this.schema, this.document, node.selectionSet, { typeName: String(args.name) });
+      const root = field === SchemaMetaFieldDef ? { schema: true as const } : { typeName: String(args.name) };
+      const values = introspectionAnswerSize(this.schema, this.document, node.selectionSet, root);
       return { cost: values, statements, introspection: children.introspection + values, nodes: children.nodes };
     }
     const cost = field.args.some((a) => a.name === 'limit')
@@ -294,17 +271,14 @@ export function declaredStatements(schema: GraphQLSchema, document: DocumentNode
 }
 
 /** Top-level fields, through inline fragments and fragment spreads (each fragment counted where spread). */
-function countRootFields(document: DocumentNode, selectionSet: SelectionSetNode, depth = 0): number {
+function countRootFields(fragments: ReadonlyMap<string, FragmentDefinitionNode>, selectionSet: SelectionSetNode, depth = 0): number {
   if (depth > 10) return Infinity;
   let count = 0;
   for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) {
-      count += 1;
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      count += countRootFields(document, selection.selectionSet, depth + 1);
-    } else {
-      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
-      if (fragment && fragment.kind === Kind.FRAGMENT_DEFINITION) count += countRootFields(document, fragment.selectionSet, depth + 1);
+    if (selection.kind === Kind.FIELD) count += 1;
+    else {
+      const inner = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value);
+      if (inner) count += countRootFields(fragments, inner.selectionSet, depth + 1);
     }
   }
   return count;

@@ -22,25 +22,19 @@ export const selectionShapeRule: ValidationRule = (context: ValidationContext) =
 
 /** The document's operations that select too many fields or nest too deep, as validation errors. */
 export function selectionShapeErrors(document: DocumentNode): GraphQLError[] {
-  const errors: GraphQLError[] = [];
-  for (const [operation, shape] of selectionShapes(document)) {
+  return [...selectionShapes(document)].flatMap(([operation, shape]) => {
     const name = operation.name?.value;
     const subject = name ? `Operation '${name}'` : 'The query';
     if (shape.fields > MAX_EXPANDED_FIELDS) {
-      errors.push(
-        new GraphQLError(
-          `${subject} selects ${shape.fields} fields once its fragments are expanded; at most ${MAX_EXPANDED_FIELDS}: select fewer fields`,
-          { nodes: [operation], extensions: { expandedFields: shape.fields, maximumExpandedFields: MAX_EXPANDED_FIELDS } },
-        ),
-      );
-    } else if (shape.depth > MAX_QUERY_DEPTH) {
-      errors.push(
-        new GraphQLError(`${subject} is nested more than ${MAX_QUERY_DEPTH} levels deep: select fewer nested relations`, {
-          nodes: [operation],
-          extensions: { maximumDepth: MAX_QUERY_DEPTH },
-        }),
+      return new GraphQLError(
+        `${subject} selects ${shape.fields} fields once its fragments are expanded; at most ${MAX_EXPANDED_FIELDS}: select fewer fields`,
+        { nodes: [operation], extensions: { expandedFields: shape.fields, maximumExpandedFields: MAX_EXPANDED_FIELDS } },
       );
     }
-  }
-  return errors;
+    if (shape.depth <= MAX_QUERY_DEPTH) return [];
+    return new GraphQLError(`${subject} is nested more than ${MAX_QUERY_DEPTH} levels deep: select fewer nested relations`, {
+      nodes: [operation],
+      extensions: { maximumDepth: MAX_QUERY_DEPTH },
+    });
+  });
 }

@@ -6,7 +6,7 @@
  * selection (pricing, graphql-depth-limit, execution) would pay for each one. Nothing walks it
  * before this bound has been checked.
  */
-import { Kind, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import { Kind, type DocumentNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 
 export interface SelectionShape {
   /** fields selected after every fragment is expanded, aliases and introspection fields included */
@@ -18,11 +18,12 @@ export interface SelectionShape {
 /** What an unknown fragment or a cycle of fragments expands to: graphql-js's own rules report those. */
 const BROKEN: SelectionShape = { fields: 0, depth: 0 };
 
+/** The document's fragments by name. */
+export const fragmentsByName = (document: DocumentNode) =>
+  new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
+
 export function selectionShapes(document: DocumentNode): Map<OperationDefinitionNode, SelectionShape> {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
+  const fragments = fragmentsByName(document);
   const ofFragment = new Map<string, SelectionShape>();
   const expanding = new Set<string>();
 
@@ -46,8 +47,7 @@ export function selectionShapes(document: DocumentNode): Map<OperationDefinition
       if (selection.kind === Kind.FIELD) {
         const child = selection.selectionSet ? shapeOf(selection.selectionSet) : BROKEN;
         fields += 1 + child.fields;
-        const introspection = selection.name.value.startsWith('__');
-        if (selection.selectionSet && !introspection) depth = Math.max(depth, 1 + child.depth);
+        if (selection.selectionSet && !selection.name.value.startsWith('__')) depth = Math.max(depth, 1 + child.depth);
         continue;
       }
       const inner = selection.kind === Kind.INLINE_FRAGMENT ? shapeOf(selection.selectionSet) : fragmentShape(selection.name.value);
@@ -58,11 +58,9 @@ export function selectionShapes(document: DocumentNode): Map<OperationDefinition
     return { fields: Math.min(fields, Number.MAX_SAFE_INTEGER), depth };
   };
 
-  const shapes = new Map<OperationDefinitionNode, SelectionShape>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.OPERATION_DEFINITION) shapes.set(definition, shapeOf(definition.selectionSet));
-  }
-  return shapes;
+  return new Map(
+    document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION ? [[d, shapeOf(d.selectionSet)] as const] : [])),
+  );
 }
 
 /** Fields of all the document's operations once fragments expand (see `selectionShapes`). */

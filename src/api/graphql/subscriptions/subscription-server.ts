@@ -1,17 +1,14 @@
 /**
  * GraphQL subscriptions over WebSocket (graphql-ws's `graphql-transport-ws` protocol) on the same
- * path as queries, /graphql (docs/events.md, "Subscriptions"). What an HTTP request passes, a
- * subscribe passes too, in the same order: a valid key (in the `connection_init` payload, there
- * are no headers to speak of in a browser's WebSocket), the organization's budget not spent, the
- * document's size, validation (graphql-js's rules and the selection-shape rule), its price (the
- * same refusals as an HTTP operation), then the charge of its statements to the key's budget.
- * Open subscriptions are bounded per organization (across instances with Redis) and per socket; a
- * client message is bounded by `maxMessageBytes`. A key revoked while its sockets are open closes
- * them (4403).
+ * path as queries, /graphql (docs/events.md, "Subscriptions"). A subscribe passes what an HTTP
+ * request passes, in the same order: a valid key (in the `connection_init` payload: a browser's
+ * WebSocket has no headers to speak of), the budget not spent, the document's size, validation,
+ * its price, then the charge of its statements. Open subscriptions are bounded per organization
+ * (across instances with Redis) and per socket, a client message by `maxMessageBytes`.
  *
- * Close codes: 4403 when the key is missing, unknown or revoked (one code for all three: a client
- * cannot do anything different about them), 4429 when the client's address has spent its budget
- * of keyless attempts, 1013 when the database cannot be reached to check the key.
+ * Close codes: 4403 when the key is missing, unknown or revoked (also while its sockets are open;
+ * one code for all three: a client cannot do anything different about them), 4429 when the
+ * client's address has spent its keyless attempts, 1013 when the database cannot check the key.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -24,7 +21,6 @@ import {
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
-  type GraphQLFormattedError,
   type GraphQLSchema,
 } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
@@ -39,8 +35,7 @@ import { AppError, rateLimited } from '../../../shared/errors';
 import { authenticate, chargeRequest, chargeWork, createRequestContext, type ApiServices } from '../../request-context';
 import { formatError } from '../format-error';
 import { cachedOperationCost } from '../operation-cost';
-import { refusal } from '../plugins/operation-limits';
-import { REFUSED_CHARACTERS_PER_POINT } from '../plugins/operation-limits';
+import { refusal, REFUSED_CHARACTERS_PER_POINT } from '../plugins/operation-limits';
 import { selectionShapeRule } from '../selection-shape-rule';
 import { MAX_DOCUMENT_TOKENS } from '../server';
 import { SubscriptionQuota } from './subscription-quota';
@@ -90,15 +85,7 @@ type SocketContext = Context<Record<string, unknown> | undefined, { socket: WebS
 
 const tooMany = (message: string, extra: Record<string, unknown>) => new AppError('RATE_LIMITED', message, { extra });
 
-/** A refusal as the GraphQLError graphql-ws sends; `onError` formats it like the HTTP answers. */
-function asGraphqlError(error: Error): GraphQLError {
-  return error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });
-}
-
-function keyOf(params: Record<string, unknown> | undefined): string | undefined {
-  const value = params?.['x-api-key'] ?? params?.apiKey;
-  return typeof value === 'string' ? value : undefined;
-}
+const formatted = (errors: readonly GraphQLError[]) => errors.map((error) => formatError(error.toJSON(), error));
 
 /**
  * When revocations are not heard (no listening connection: api-key-cache.ts), each open socket's
@@ -162,31 +149,25 @@ export function createSubscriptionServer(
   }, KEY_RECHECK_MS);
   recheckTimer.unref();
 
-  /** Why a subscribe is refused before anything runs, or its execution arguments. */
+  /** The execution arguments of a subscribe, or why it is refused before anything runs (one refusal is thrown). */
   async function admit(
     ctx: SocketContext,
     id: string,
     payload: { query: string; variables?: Record<string, unknown> | null; operationName?: string | null },
-  ) {
+  ): Promise<ExecutionArgs | GraphQLError[]> {
     const state = sockets.get(ctx.extra.socket)!;
     const principal = state.principal;
     const organizationId = principal.organizationId;
     const spent = services.rateLimits.requests.refusal(organizationId);
-    if (spent) return [rateLimited(spent.retryAfterSeconds)];
+    if (spent) throw rateLimited(spent.retryAfterSeconds);
     const chargeRefused = () => chargeWork(services, { principal }, payload.query.length / REFUSED_CHARACTERS_PER_POINT);
     let document: DocumentNode;
     try {
       document = parse(payload.query, { maxTokens: MAX_DOCUMENT_TOKENS });
     } catch (error) {
       await chargeRefused();
-      const syntax = error as GraphQLError;
-      return [
-        new GraphQLError(syntax.message, {
-          source: syntax.source,
-          positions: syntax.positions,
-          extensions: { code: 'GRAPHQL_PARSE_FAILED' },
-        }),
-      ];
+      const { message, source, positions } = error as GraphQLError;
+      throw new GraphQLError(message, { source, positions, extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
     }
     const invalid = validate(schema, document, rules);
     if (invalid.length > 0) {
@@ -198,41 +179,33 @@ export function createSubscriptionServer(
     }
     const operation = getOperationAST(document, payload.operationName);
     if (!operation)
-      return [new GraphQLError('Unable to identify the operation: name it in operationName', { extensions: { code: 'BAD_REQUEST' } })];
+      throw new GraphQLError('Unable to identify the operation: name it in operationName', { extensions: { code: 'BAD_REQUEST' } });
     if (operation.operation !== 'subscription') {
-      return [
-        new GraphQLError(`Only subscriptions are served over WebSocket: send a ${operation.operation} to POST /graphql`, {
-          nodes: [operation],
-          extensions: { code: 'BAD_REQUEST' },
-        }),
-      ];
+      throw new GraphQLError(`Only subscriptions are served over WebSocket: send a ${operation.operation} to POST /graphql`, {
+        nodes: [operation],
+        extensions: { code: 'BAD_REQUEST' },
+      });
     }
     const variables = payload.variables ?? {};
     const cost = cachedOperationCost(schema, document, operation, variables);
     const refused = cost && refusal(cost, false);
     if (refused) {
       await chargeRefused();
-      return [refused];
+      throw refused;
     }
-    if (state.open.size >= options.perSocket) {
-      return [
-        tooMany(`Too many subscriptions on this socket: at most ${options.perSocket}`, {
-          maximumSubscriptionsPerSocket: options.perSocket,
-        }),
-      ];
-    }
+    const { perSocket, perOrganization } = options;
+    if (state.open.size >= perSocket)
+      throw tooMany(`Too many subscriptions on this socket: at most ${perSocket}`, { maximumSubscriptionsPerSocket: perSocket });
     const release = await quota.take(organizationId);
     if (!release) {
-      return [
-        tooMany(`Too many subscriptions: at most ${options.perOrganization} of one organization open at once`, {
-          maximumSubscriptions: options.perOrganization,
-        }),
-      ];
+      throw tooMany(`Too many subscriptions: at most ${perOrganization} of one organization open at once`, {
+        maximumSubscriptions: perOrganization,
+      });
     }
     const decision = await chargeRequest(services, principal, cost?.statements ?? 1);
     if (!decision.allowed) {
       release();
-      return [rateLimited(decision.retryAfterSeconds)];
+      throw rateLimited(decision.retryAfterSeconds);
     }
     state.open.set(id, release);
     const contextValue: RequestContext = {
@@ -246,8 +219,7 @@ export function createSubscriptionServer(
       // life. Each push is one event, bounded by the validated selection.
       answerBudget: undefined,
     };
-    const args: ExecutionArgs = { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
-    return args;
+    return { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
   }
 
   const release = (ctx: SocketContext, id: string) => {
@@ -261,7 +233,8 @@ export function createSubscriptionServer(
     onConnect: async (ctx) => {
       const socket = ctx.extra.socket;
       let auth;
-      const presented = presentKey(keyOf(ctx.connectionParams));
+      const key = ctx.connectionParams?.['x-api-key'] ?? ctx.connectionParams?.apiKey;
+      const presented = presentKey(typeof key === 'string' ? key : undefined);
       try {
         auth = await authenticate(services, presented, clientAddressOf(ctx.extra.request));
       } catch (error) {
@@ -285,10 +258,10 @@ export function createSubscriptionServer(
     },
     onSubscribe: async (ctx, id, payload) => {
       try {
-        const admitted = await admit(ctx, id, payload);
-        return Array.isArray(admitted) ? admitted.map(asGraphqlError) : admitted;
+        return await admit(ctx, id, payload);
       } catch (error) {
-        return [asGraphqlError(error as Error)];
+        // A refusal as the GraphQLError graphql-ws sends; `onError` formats it like the HTTP answers.
+        return [error instanceof GraphQLError ? error : new GraphQLError((error as Error).message, { originalError: error as Error })];
       }
     },
     onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) => {
@@ -298,11 +271,9 @@ export function createSubscriptionServer(
         // The lag only when the client selected occurred_at.
         options.metrics?.subscriptionEventPushed(Number.isFinite(occurredAt) ? (Date.now() - occurredAt) / 1000 : undefined);
       }
-      if (!result.errors) return undefined;
-      const errors: GraphQLFormattedError[] = result.errors.map((error) => formatError(error.toJSON(), error));
-      return { ...result, errors };
+      return result.errors && { ...result, errors: formatted(result.errors) };
     },
-    onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
+    onError: (_ctx, _id, _payload, errors) => formatted(errors),
     onComplete: (ctx, id) => release(ctx, id),
     onClose: (ctx) => {
       for (const id of [...(sockets.get(ctx.extra.socket)?.open.keys() ?? [])]) release(ctx, id);

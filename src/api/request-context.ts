@@ -239,6 +239,18 @@ export function chargeRequest(services: ApiServices, principal: ApiKeyPrincipal,
 
 let defaultCursors: CursorCodec | undefined;
 
+/**
+ * The request's logger is made when a line is first written (most requests write none). Apollo
+ * copies the context for each operation (`Object.assign` onto the same prototype), which would call
+ * an own getter: on the prototype, the getter stays lazy in the copy.
+ */
+const LAZY_LOG = {
+  get log(): Logger {
+    const self = this as unknown as { makeLog: () => Logger; madeLog?: Logger };
+    return (self.madeLog ??= self.makeLog());
+  },
+};
+
 export function createRequestContext(
   services: ApiServices,
   request: {
@@ -261,8 +273,8 @@ export function createRequestContext(
   const primaryOnMiss = reader.primaryOnMiss && limitStatements(reader.primaryOnMiss, semaphore);
   const requestId = request.requestId ?? randomUUID();
   const log = request.log;
-  let logger: Logger | undefined;
-  return {
+  return Object.assign(Object.create(LAZY_LOG) as typeof LAZY_LOG, {
+    makeLog: typeof log === 'function' ? log : () => log,
     db: { ...services.db, prisma },
     reads,
     primaryOnMiss,
@@ -270,14 +282,11 @@ export function createRequestContext(
     loaders: createLoaders(reads, request.principal?.organizationId ?? null, primaryOnMiss),
     rateLimits: services.rateLimits,
     requestId,
-    get log() {
-      return (logger ??= typeof log === 'function' ? log() : log);
-    },
     appBaseUrl: services.appBaseUrl,
     cursors: services.cursors ?? (defaultCursors ??= new CursorCodec(DEFAULT_CURSOR_SECRET)),
     webhooksAllowPrivate: services.webhooksAllowPrivate ?? false,
     idempotencyKey: request.idempotencyKey,
     clientAddress: request.clientAddress,
     answerBudget: new AnswerBudget(services.maxAnswerValues ?? DEFAULT_MAX_ANSWER_VALUES),
-  };
+  });
 }

@@ -208,17 +208,19 @@ export function createSubscriptionServer(
       throw rateLimited(decision.retryAfterSeconds);
     }
     state.open.set(id, release);
-    const contextValue: RequestContext = {
-      ...createRequestContext(services, {
+    const contextValue: RequestContext = Object.assign(
+      createRequestContext(services, {
         principal,
         log: logger.child({ subscription: id, organizationId }),
         clientAddress: clientAddressOf(ctx.extra.request),
       }),
-      feedFollowing: { wakeups, options: options.stream },
-      // One context serves every push of the subscription: a budget would add up over its whole
-      // life. Each push is one event, bounded by the validated selection.
-      answerBudget: undefined,
-    };
+      {
+        feedFollowing: { wakeups, options: options.stream },
+        // One context serves every push of the subscription: a budget would add up over its whole
+        // life. Each push is one event, bounded by the validated selection.
+        answerBudget: undefined,
+      },
+    );
     return { schema, document, variableValues: variables, operationName: payload.operationName, contextValue };
   }
 

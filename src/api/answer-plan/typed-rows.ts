@@ -15,8 +15,10 @@ import {
   type OperationDefinitionNode,
   type TypeNode,
 } from 'graphql';
-import type { PlanRun } from './answer-operation';
 import { fragmentsOf } from './operation-plan';
+
+/** What the typed path reads of the plan's run (answer-operation.ts, `PlanRun`). */
+type RowRun = { document: DocumentNode; operation: OperationDefinitionNode; context: unknown; variables: Record<string, unknown> };
 
 const isBoolean = (type: TypeNode): boolean =>
   type.kind === Kind.NON_NULL_TYPE ? isBoolean(type.type) : type.kind === Kind.NAMED_TYPE && type.name.value === 'Boolean';
@@ -36,7 +38,7 @@ export class TypedRows {
     type: GraphQLObjectType,
     row: unknown,
     nodes: readonly FieldNode[],
-    run: PlanRun,
+    run: RowRun,
     path: readonly (string | number)[],
   ): Promise<{ data: unknown; errors: readonly GraphQLError[] }> {
     let schema = this.schemas.get(type);

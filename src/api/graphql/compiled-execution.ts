@@ -370,18 +370,24 @@ export function inDocumentOrder(
 ): readonly GraphQLError[] {
   if (errors.length < 2) return errors;
   const fragments = fragmentsByName(document);
-  // Per path of response keys: the fields of that selection by response key, in collection order.
-  const levels = new Map<string, Map<string, FieldNode[]>>();
+  // Per path of response keys: the fields of that selection by response key, and each key's place
+  // in collection order (looked up once per error and level: a map, not a search).
+  const levels = new Map<string, { fields: Map<string, FieldNode[]>; order: Map<string, number> }>();
   const levelOf = (selectionSets: readonly SelectionSetNode[], cacheKey: string) => {
     let level = levels.get(cacheKey);
     if (level) return level;
-    const fields = (level = new Map<string, FieldNode[]>());
+    const { fields, order } = (level = { fields: new Map<string, FieldNode[]>(), order: new Map<string, number>() });
     const visited = new Set<string>();
     const collect = (selectionSet: SelectionSetNode) => {
       for (const selection of selectionSet.selections) {
         if (selection.kind === Kind.FIELD) {
           const responseKey = selection.alias?.value ?? selection.name.value;
-          fields.set(responseKey, [...(fields.get(responseKey) ?? []), selection]);
+          const same = fields.get(responseKey);
+          if (same) same.push(selection);
+          else {
+            order.set(responseKey, order.size);
+            fields.set(responseKey, [selection]);
+          }
         } else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
         else if (!visited.has(selection.name.value)) {
           visited.add(selection.name.value);
@@ -405,9 +411,8 @@ export function inDocumentOrder(
         continue;
       }
       const level = levelOf(selectionSets, cacheKey);
-      const index = [...level.keys()].indexOf(key);
-      position.push(index < 0 ? Number.MAX_SAFE_INTEGER : index);
-      selectionSets = (level.get(key) ?? []).flatMap((field) => (field.selectionSet ? [field.selectionSet] : []));
+      position.push(level.order.get(key) ?? Number.MAX_SAFE_INTEGER);
+      selectionSets = (level.fields.get(key) ?? []).flatMap((field) => (field.selectionSet ? [field.selectionSet] : []));
       cacheKey += `.${key}`;
     }
     return position;

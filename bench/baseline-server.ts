@@ -1,14 +1,29 @@
 /**
  * Child process: the smallest server that answers the benchmark's requests with the SAME SQL as
  * the application (the builders of src/features/reports/report-query.ts), over bare express + `pg`, with
- * the same pool size. No API-key lookup (a fixed organization), no validation layer, no GraphQL:
- * the difference to the real app is the price of those layers.
+ * the same pool size. No API-key lookup (a fixed organization), no validation layer, no GraphQL
+ * (but for `apolloFloor`): the difference to the real app is the price of those layers.
  */
+import 'reflect-metadata';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { ApolloServer, HeaderMap } from '@apollo/server';
 import express, { type Request } from 'express';
+import {
+  getNamedType,
+  GraphQLScalarType,
+  Kind,
+  parse,
+  type FieldNode,
+  type GraphQLObjectType,
+  type OperationDefinitionNode,
+} from 'graphql';
 import pg from 'pg';
+import { buildAppSchema } from '../src/api/graphql/schema';
+import { projector } from '../src/api/answer-plan/projection';
+import { RawJson, stringifyResult } from '../src/api/answer-plan/raw-json';
+import { graphqlTypedSelectionQuery } from './scenarios';
 import type { Prisma } from '../src/generated/prisma/client';
 import { parseReportOrder, reportCountSql, reportPageSql, type CompactReportRow } from '../src/features/reports/report-query';
 import type { ReportFilterArgs } from '../src/features/reports/report-filters.args';
@@ -132,6 +147,58 @@ app.post('/public/reports/create-lead', express.json(), async (req, res) => {
   }
 });
 
-const server = createServer(app);
-server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
+/**
+ * The floor of the required GraphQL stack for the peers' typed selection ((e), (f)): Apollo Server
+ * with its defaults (no plugins, key, limits, access log or metrics) behind express's JSON body
+ * reader, one pg statement per report reading its typed text, the app's own projection of it
+ * (answer-plan/projection.ts), written as it is (answer-plan/raw-json.ts). What the app costs
+ * over this is its own layers; what this costs over PostGraphile, the stack's.
+ */
+async function apolloFloor(): Promise<express.RequestHandler> {
+  const schema = await buildAppSchema();
+  const typed = parse(await graphqlTypedSelectionQuery()).definitions[0] as OperationDefinitionNode;
+  const reportNode = typed.selectionSet.selections[0] as FieldNode;
+  const dataNode = reportNode.selectionSet!.selections.find((node) => node.kind === Kind.FIELD && node.name.value === 'data') as FieldNode;
+  const dataType = getNamedType((schema.getType('Report') as GraphQLObjectType).getFields().data!.type) as GraphQLObjectType;
+  const project = projector({ schema, fragments: {}, variables: {} }, dataType, [dataNode]);
+  const server = new ApolloServer({
+    typeDefs: 'scalar WrittenJson type Query { report(report_id: ID!): WrittenJson }',
+    resolvers: {
+      WrittenJson: new GraphQLScalarType({ name: 'WrittenJson', serialize: (value) => value }),
+      Query: {
+        report: async (_: unknown, { report_id }: { report_id: string }) => {
+          // Prepared once per connection, as the app's statements are.
+          const { rows } = await pool.query<{ token: string; updated_at: Date; typed_data: string }>({
+            name: 'apollo-floor-report',
+            text: 'SELECT token, updated_at, typed_data FROM reports WHERE token = $1 AND organization_id = $2',
+            values: [report_id, organizationId],
+          });
+          const row = rows[0];
+          if (!row) return null;
+          return new RawJson(`{"token":"${row.token}","updated_at":"${row.updated_at.toISOString()}","data":${project(row.typed_data)}}`);
+        },
+      },
+    },
+    stringifyResult,
+  });
+  await server.start();
+  return async (req, res) => {
+    const headers = new HeaderMap();
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    const answer = await server.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search: '', body: req.body as unknown },
+      context: async () => ({}),
+    });
+    for (const [name, value] of answer.headers) res.setHeader(name, value);
+    res.statusCode = answer.status ?? 200;
+    res.end(answer.body.kind === 'complete' ? answer.body.string : '');
+  };
+}
+
+void apolloFloor().then((floor) => {
+  app.post('/apollo', express.json(), floor);
+  const server = createServer(app);
+  server.listen(0, '127.0.0.1', () => process.send!({ port: (server.address() as AddressInfo).port }));
+});
 process.on('disconnect', () => process.exit(0));

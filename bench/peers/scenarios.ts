@@ -206,6 +206,8 @@ export async function buildPeerScenarios(context: PeerContext): Promise<PeerScen
   // selected parts compared); (f) the same, a different report every request
   const typedQuery = await graphqlTypedSelectionQuery();
   const pglData = `query ($token: UUID!) { report(token: $token) { token updatedAt data } }`;
+  // The baseline's bare Apollo Server writes the same selection from one field (bench/baseline-server.ts, `apolloFloor`).
+  const apolloFloorQuery = `query ($id: ID!) { report(report_id: $id) }`;
   const typedParts = (r: Json): Answer => {
     const data = obj(r.data);
     const vehicle = obj(data.vehicle);
@@ -229,6 +231,12 @@ export async function buildPeerScenarios(context: PeerContext): Promise<PeerScen
       system: 'app',
       via: 'GraphQL',
       request: graphqlRequest('app', typedQuery, key, { id: token }),
+      answer: (body) => typedParts(obj(graphqlData(body).report)),
+    },
+    {
+      system: 'baseline',
+      via: 'bare Apollo Server',
+      request: { ...graphqlRequest('baseline', apolloFloorQuery, {}, { id: token }), path: '/apollo' },
       answer: (body) => typedParts(obj(graphqlData(body).report)),
     },
     {

@@ -3,12 +3,10 @@
  * integration, whose code this follows), less two costs it adds to every request:
  *  - the query string is cut from the URL, where it ran Node's legacy `url.parse` (which parses the
  *    whole URL and escapes it again) to read `search`;
- *  - a complete answer is written by `res.end`, which sets its length, where express's `res.send`
- *    copied the string into a Buffer and checked the request's freshness against an ETag this route
- *    never sets.
+ *  - a complete answer is written with its length by `res.end`, where express's `res.send` copied
+ *    the string into a Buffer and checked the request's freshness against an ETag this route never sets.
  * The answer is otherwise the same: Apollo's status and headers, its body (streamed when it is
- * incremental). Node drops the body of an answer to HEAD, as `res.send` did; its length is said
- * there, as it was.
+ * incremental). Node drops the body of an answer to HEAD, as `res.send` did.
  */
 import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
@@ -38,8 +36,7 @@ export function apolloExpressHandler<Context extends BaseContext>(
     for (const [name, value] of answer.headers) res.setHeader(name, value);
     res.statusCode = answer.status ?? 200;
     if (answer.body.kind === 'complete') {
-      // Node counts the bytes of what `end` sends (once: the answer's length is not counted twice), not of a body it drops.
-      if (req.method === 'HEAD') res.setHeader('content-length', Buffer.byteLength(answer.body.string));
+      res.setHeader('content-length', Buffer.byteLength(answer.body.string));
       res.end(answer.body.string);
       return;
     }

@@ -65,10 +65,11 @@ export function sendRestError(res: Response, error: AppError, locationOf?: Locat
 
 /** A JSON answer, written as it is (headers set before stay). */
 export function sendJson(res: Response, status: number, body: string, headers: Record<string, string> = JSON_CONTENT_TYPE): void {
-  res.status(status).set(headers);
-  // Node counts the bytes of what `end` sends (once: the body's length is not counted twice), not of a body it drops.
-  if (res.req.method === 'HEAD') res.set('content-length', String(Buffer.byteLength(body)));
-  res.end(body);
+  res
+    .status(status)
+    .set(headers)
+    .set('content-length', String(Buffer.byteLength(body)))
+    .end(body);
 }
 
 /**

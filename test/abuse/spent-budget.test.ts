@@ -22,8 +22,7 @@ const BUDGET = 20;
 const BATCH = 24;
 /**
  * Batches measured per case. In a whole `npm test` on a 2-core machine another worker's suite
- * often runs beside a batch: with 3, one case's lowest was 3.1–3.2 ms in two full runs, against
- * ~1.4 ms for the same file alone.
+ * often runs beside a batch, and only a batch run alone shows the server's own cost.
  */
 const BATCHES = 6;
 

@@ -6,8 +6,10 @@
  * KEEP_ALIVE_TIMEOUT_MS, no body read to be thrown away). RSS within 20% after 60 s is measured by
  * hand (docs/performance.md): too long for CI.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { LINGER_IDLE_MS, LINGER_MAX_MS } from '../../src/platform/http/unread-bodies';
 import { createRateLimiter, type RateLimits } from '../../src/platform/rate-limit/rate-limiter';
 import { startTestServer, type TestServer } from '../support/server';
 import { waitFor } from '../support/wait';
@@ -107,6 +109,128 @@ describe('a flood of refused connections', () => {
     expect(Object.entries(statuses).filter(([status]) => status !== '401' && status !== '429')).toEqual([]);
     expect(after20s).toBeLessThanOrEqual(Math.ceil(idle * 1.1));
   }, 120_000);
+});
+
+/**
+ * A client that sends its whole body before it reads (Python's http.client, curl without
+ * Expect): refused before its body was read, it must still find its answer once it has sent the
+ * body, however slowly that arrives. Closed while the client is still sending, the connection is
+ * reset and the answer, unread, is lost with it.
+ */
+describe('a refused body is read as long as its client sends it', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('postgres', { reports: 5 });
+  });
+  afterAll(() => server.close());
+
+  interface SlowLead {
+    answer: string;
+    error?: string;
+    /** ms from the connection to its last bytes sent (NaN: not all were sent) */
+    sendingMs: number;
+    /** when its last bytes were sent (performance.now()) */
+    sentAt: number;
+    /** ms from the connection to its close (NaN: still open on the client's side) */
+    openMs: number;
+    localPort: number;
+  }
+
+  /**
+   * Sends the headers of a lead of BODY_BYTES, then `sendBytes` of its body `chunkBytes` at a time,
+   * one part every `everyMs` (a slow uplink), and only then reads its answer. Its side stays open
+   * when the server's FIN arrives: settles once it has read the answer to its end, or is reset.
+   */
+  const sendSlowlyThenRead = (options: { chunkBytes: number; everyMs: number; sendBytes?: number }) =>
+    new Promise<SlowLead>((resolve) => {
+      const body = JSON.stringify({ dealership: '00000000-0000-4000-8000-000000000000', name: 'x'.repeat(BODY_BYTES) });
+      const sent = body.slice(0, options.sendBytes ?? body.length);
+      const socket = connect({ port: Number(new URL(server.url).port), host: '127.0.0.1', allowHalfOpen: true });
+      socket.pause();
+      let answer = '';
+      let error: string | undefined;
+      const started = performance.now();
+      let sentAt = Number.NaN;
+      const settle = (openMs: number) =>
+        resolve({ answer, error, sendingMs: sentAt - started, sentAt, openMs, localPort: socket.localPort ?? 0 });
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      socket.on('end', () => settle(Number.NaN));
+      socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code));
+      socket.on('close', () => settle(performance.now() - started));
+      socket.write(
+        'POST /public/reports/create-lead HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n' +
+          `x-api-key: vr_live_${'w'.repeat(32)}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`,
+      );
+      let offset = 0;
+      const sendNext = () => {
+        if (socket.destroyed) return;
+        const part = sent.slice(offset, (offset += options.chunkBytes));
+        if (offset < sent.length) return socket.write(part, () => setTimeout(sendNext, options.everyMs));
+        socket.write(part, () => {
+          sentAt = performance.now();
+          socket.resume();
+        });
+      };
+      sendNext();
+    });
+
+  /**
+   * Whether the server process still holds its side of the connection from `clientPort`: closed
+   * by the server after the client's side, a connection stays listed (FIN_WAIT2) without an inode.
+   */
+  const serverHolds = (clientPort: number) => {
+    const serverPort = Number(new URL(server.url).port);
+    return readFileSync('/proc/net/tcp', 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      .some(
+        ([, local, remote, , , , , , , inode]) =>
+          Number.parseInt(local?.split(':')[1] ?? '', 16) === serverPort &&
+          Number.parseInt(remote?.split(':')[1] ?? '', 16) === clientPort &&
+          inode !== '0',
+      );
+  };
+  /** ms from `since` until the server no longer holds the connection from `clientPort`. */
+  const serverClosesAfter = async (clientPort: number, since: number) => {
+    await waitFor(() => !serverHolds(clientPort), 4 * LINGER_IDLE_MS, 20);
+    return performance.now() - since;
+  };
+  const expectRefused = (lead: SlowLead) => {
+    expect(lead.error).toBeUndefined();
+    expect(lead.answer).toMatch(/^HTTP\/1\.1 401 /);
+    expect(lead.answer.toLowerCase()).toContain('connection: close');
+  };
+
+  it('a body sent slowly, for longer than the linger waits on a silent client: answered 401, closed once it is all read', async () => {
+    const lead = await sendSlowlyThenRead({ chunkBytes: 2_000, everyMs: 150 });
+    expect(lead.sendingMs).toBeGreaterThan(2 * LINGER_IDLE_MS);
+    expectRefused(lead);
+    expect(await serverClosesAfter(lead.localPort, lead.sentAt)).toBeLessThan(2 * LINGER_IDLE_MS + 500);
+  }, 30_000);
+
+  it('a client silent before its body ends: answered 401, closed once it has been silent for LINGER_IDLE_MS', async () => {
+    const lead = await sendSlowlyThenRead({ chunkBytes: 2_000, everyMs: 150, sendBytes: 20_000 });
+    expectRefused(lead);
+    expect(serverHolds(lead.localPort)).toBe(true);
+    const closedAfterMs = await serverClosesAfter(lead.localPort, lead.sentAt);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(LINGER_IDLE_MS - 50);
+    expect(closedAfterMs).toBeLessThan(2 * LINGER_IDLE_MS + 500);
+  }, 30_000);
+
+  it('a client that never stops sending: closed LINGER_MAX_MS after its answer', async () => {
+    const lead = await sendSlowlyThenRead({
+      chunkBytes: 100,
+      everyMs: LINGER_IDLE_MS / 4,
+      // more parts than the linger's longest wait lets it send
+      sendBytes: 100 * Math.ceil((2 * LINGER_MAX_MS) / (LINGER_IDLE_MS / 4)),
+    });
+    // Closed while it was still sending: the reset it met lost its answer.
+    expect(lead.sendingMs).toBeNaN();
+    expect(['ECONNRESET', 'EPIPE']).toContain(lead.error);
+    expect(lead.openMs).toBeGreaterThanOrEqual(LINGER_MAX_MS);
+    expect(lead.openMs).toBeLessThan(LINGER_MAX_MS + LINGER_IDLE_MS + 2_000);
+  }, 2 * LINGER_MAX_MS);
 });
 
 describe('a held refusal keeps no body', () => {

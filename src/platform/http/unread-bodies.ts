@@ -17,8 +17,18 @@ export function declaresBodyOver(req: { headers: { 'content-length'?: string } }
   return Number.isFinite(declared) && declared > limit;
 }
 
-/** How long a refused connection is still read (and what it sends thrown away) after its answer, at most. */
-export const LINGER_MS = 2_000;
+/**
+ * How long a refused connection's client may stay silent while its connection lingers: past it,
+ * the client is taken to have sent all it will. Checked at this interval, so a silent connection
+ * closes between one and two of it after its last bytes.
+ */
+export const LINGER_IDLE_MS = 2_000;
+
+/**
+ * How long a refused connection lingers at most, however its client keeps sending: as long as a
+ * request may take to arrive (REQUEST_TIMEOUT_MS's default), nginx's lingering_time.
+ */
+export const LINGER_MAX_MS = 30_000;
 
 /**
  * For a refusal answered before the request's body was parsed: the connection closes after the
@@ -26,10 +36,13 @@ export const LINGER_MS = 2_000;
  * refused bodies leaves no descriptor behind. Whether the body is still on the wire or already in
  * the socket's buffers depends on the runtime (Node 22 buffers more than Node 20 before the key is
  * checked), so any request that carries a body closes; one without (a GET) keeps its connection.
+ *
  * The close lingers, as nginx's lingering_close does: the answer is followed by a FIN, and what the
- * client is still sending is read and thrown away until it closes its side, for at most LINGER_MS.
- * Closed at once with data unread, the connection would be reset by the kernel, and the client
- * could lose its answer (seen: 138 of 2,000).
+ * client still sends is read and thrown away until it closes its side, stays silent for
+ * LINGER_IDLE_MS, or LINGER_MAX_MS have passed. Closed with data unread, or while its client is
+ * still sending, the connection is reset by the kernel, and a client that reads its answer only
+ * once it has sent its body (Python's http.client) loses it. A fixed short linger lost it for a
+ * client sending slowly, or for a flood's clients on a busy machine.
  */
 export function closeIfBodyUnread(
   req: { headers: IncomingHttpHeaders; socket: Socket },
@@ -44,10 +57,17 @@ export function closeIfBodyUnread(
   socket.destroySoon = () => {
     socket.end();
     socket.resume();
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-    timer.unref();
+    const lingerEnds = performance.now() + LINGER_MAX_MS;
+    // The HTTP parser reads the socket natively (no 'data' events): what arrived shows in bytesRead.
+    let bytesRead = socket.bytesRead;
+    const idle = setTimeout(function closeIfSilent() {
+      if (socket.bytesRead === bytesRead || performance.now() >= lingerEnds) return socket.destroy();
+      bytesRead = socket.bytesRead;
+      idle.refresh();
+    }, LINGER_IDLE_MS);
+    idle.unref();
     socket.once('end', () => socket.destroy());
-    socket.once('close', () => clearTimeout(timer));
+    socket.once('close', () => clearTimeout(idle));
   };
 }
 

@@ -19,7 +19,7 @@ import { findCompactReports, listWrittenReports, readWrittenReport, type Written
 import { invalidInput, notFound } from '../../shared/errors';
 import { checkArgumentValues } from '../contract/check-arguments';
 import type { EnvelopeMember, OperationPlan, PlannedRoot, TypedOperation } from './operation-plan';
-import { DOCUMENT_SEPARATOR, projectionMark } from './object-sql';
+import { DOCUMENT_SEPARATOR, fillProjectionMarks } from './object-sql';
 import { RawJson } from './raw-json';
 import type { TypedRows } from './typed-rows';
 
@@ -91,10 +91,8 @@ function withProjections(root: PlannedRoot, json: string, documents: string | nu
   const { projectors } = root.written;
   if (projectors.length === 0) return json;
   const texts = documents!.split(DOCUMENT_SEPARATOR);
-  return json.replace(PROJECTION_MARK, (_mark, index: string) => projectors[Number(index)]!(texts[Number(index)]!));
+  return fillProjectionMarks(json, (index) => projectors[index]!(texts[index]!));
 }
-
-const PROJECTION_MARK = new RegExp(projectionMark(0).replace('0', '(\\d+)'), 'g');
 
 /** Whether the request's answer budget takes `bound` more values: if not, the typed path counts them exactly. */
 function charged(context: RequestContext, bound: number): boolean {

@@ -69,11 +69,28 @@ export interface WrittenObject {
   sql(organizationId: string): WrittenSql;
 }
 
+const MARK_EDGE = '\u0001';
+
 /**
  * Where the part of the typed document `index` stands in an object's text: control characters,
  * which no JSON text PostgreSQL writes holds unescaped.
  */
-export const projectionMark = (index: number) => `\u0001${index}\u0001`;
+export const projectionMark = (index: number) => `${MARK_EDGE}${index}${MARK_EDGE}`;
+
+/**
+ * `json` with each projectionMark replaced by `fill(index)`. Joined from its parts, not rebuilt by
+ * a regular expression's replace: the answer is then copied once, when it is written out.
+ */
+export function fillProjectionMarks(json: string, fill: (index: number) => string): string {
+  let filled = '';
+  let from = 0;
+  for (let at = json.indexOf(MARK_EDGE); at >= 0; at = json.indexOf(MARK_EDGE, from)) {
+    const end = json.indexOf(MARK_EDGE, at + 1);
+    filled += json.slice(from, at) + fill(Number(json.slice(at + 1, end)));
+    from = end + 1;
+  }
+  return from === 0 ? json : filled + json.slice(from);
+}
 
 /** Between two typed documents of a row (a text array would cost its parsing in the process). */
 export const DOCUMENT_SEPARATOR = '\u0002';

@@ -23,10 +23,5 @@ module.exports = {
   testTimeout: 60000,
   // Database-bound suites: one worker per core of the 2-core machines this runs on.
   maxWorkers: 2,
-  // A worker whose heap has grown past this after a file is replaced by a fresh one. Every file
-  // loads the app's modules again, and what the earlier files left in a worker's heap made its
-  // garbage collection (on helper threads too) part of what the next file measured: the abuse
-  // suites' CPU per request, or a flood's timing, in a worker holding over 1 GB.
-  workerIdleMemoryLimit: '512MB',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

@@ -4,7 +4,8 @@
  * address): 20 s after the flood the process's open descriptors are back within 10% of idle. Each
  * refusal is answered before its body is read and closes its connection (nothing kept alive for
  * KEEP_ALIVE_TIMEOUT_MS, no body read to be thrown away). RSS within 20% after 60 s is measured by
- * hand (docs/performance.md): too long for CI.
+ * hand (docs/performance.md): too long for CI. The 2,000 connections arrive at once: past the
+ * listen backlog (LISTEN_BACKLOG), a busy machine reset some of them with no answer.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';

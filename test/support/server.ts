@@ -11,7 +11,7 @@ import type { RateLimits } from '../../src/platform/rate-limit/rate-limiter';
 import { buildDemoDataset, type DemoDataset } from '../../src/seed/dataset';
 import { seedDatabase } from '../../src/seed/seed-database';
 import { createApp } from '../../src/app/create-app';
-import { createHttpServer } from '../../src/platform/http/http-server';
+import { createHttpServer, listen } from '../../src/platform/http/http-server';
 import { createMigratedDatabase } from './databases';
 
 export interface TestServer {
@@ -78,7 +78,7 @@ export async function startTestServer(
   }
   const app = await createApp({ db: appDb, config, rateLimits: options.rateLimits, organizationSlots: options.organizationSlots });
   const server: Server = createHttpServer(app, { requestTimeoutMs: config.requestTimeoutMs });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await listen(server, 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

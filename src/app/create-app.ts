@@ -31,7 +31,7 @@ import { queryStringLimit, requestDeadline } from '../platform/http/limits';
 import { corsPolicy, securityHeaders } from '../platform/http/security';
 import { logger } from '../platform/logger';
 import { createMetrics, type ApiInterface, type AppMetrics } from '../platform/metrics/metrics';
-import { metricsRouter } from '../platform/metrics/metrics-router';
+import { metricsHandlers } from '../platform/metrics/metrics-router';
 import { registerReplicaMetrics } from '../platform/metrics/replica-metrics';
 import { registerEventsWritten } from '../features/events/events-written';
 import { createConcurrencyLimiter, type ConcurrencyLimiter } from '../platform/rate-limit/concurrency-limiter';
@@ -107,7 +107,7 @@ export async function createApp(context: AppContext): Promise<Express> {
     registerEventsWritten(metrics.registry, db.prisma, logger);
     registerReplicaMetrics(metrics.registry, db);
     // On the API's port unless a separate (internal) one is configured: main.ts serves it there.
-    app.use(metricsRouter(metrics, { token: config.metrics.token, answerRefusal, serveEndpoint: config.metrics.port === undefined }));
+    app.use(metricsHandlers(metrics, { token: config.metrics.token, answerRefusal, serveEndpoint: config.metrics.port === undefined }));
   }
   // Before anything that authenticates or counts: a CORS preflight carries no API key.
   const cors = corsPolicy(config.corsOrigins);

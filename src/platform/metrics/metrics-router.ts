@@ -3,7 +3,7 @@
  * optionally behind a bearer token), and the timing of every other request.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Router } from 'express';
+import type { RequestHandler } from 'express';
 import { Registry } from 'prom-client';
 import { routeOf } from '../http/access-log';
 import { sendRefusal, type AnswerRefusal } from '../http/refusals';
@@ -29,10 +29,13 @@ export interface MetricsRouterOptions {
   serveEndpoint?: boolean;
 }
 
-/** GET /metrics, exactly (case-sensitive, no trailing slash: what a proxy rule blocks is what this serves). */
-export function metricsEndpoint(metrics: AppMetrics, token: string | undefined, answer: AnswerRefusal): Router {
-  const router = Router({ caseSensitive: true, strict: true });
-  router.get(METRICS_PATH, async (req, res) => {
+/**
+ * GET (or HEAD) /metrics, exactly (case-sensitive, no trailing slash: what a proxy rule blocks is
+ * what this serves). A handler rather than a router of its own: every request of the app passes
+ * it, and a router costs each one its own walk.
+ */
+export function metricsEndpoint(metrics: AppMetrics, token: string | undefined, answer: AnswerRefusal): RequestHandler {
+  const serve: RequestHandler = async (req, res) => {
     if (token !== undefined) {
       const given = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
       if (given === undefined || !sameToken(given, token)) {
@@ -45,16 +48,17 @@ export function metricsEndpoint(metrics: AppMetrics, token: string | undefined, 
       .set('cache-control', 'no-store')
       .type(registry.contentType)
       .send(await registry.metrics());
-  });
-  return router;
+  };
+  return (req, res, next) => {
+    if ((req.method === 'GET' || req.method === 'HEAD') && req.path === METRICS_PATH) return serve(req, res, next);
+    next();
+  };
 }
 
 /** Mount once per app, early: requests are timed from here on. */
-export function metricsRouter(metrics: AppMetrics, options: MetricsRouterOptions): Router {
-  const router = Router();
-  if (options.serveEndpoint !== false) router.use(metricsEndpoint(metrics, options.token, options.answerRefusal));
+export function metricsHandlers(metrics: AppMetrics, options: MetricsRouterOptions): RequestHandler[] {
   // After the endpoint: scrapes are not timed; everything else is, to the last byte (or the client hanging up).
-  router.use((req, res, next) => {
+  const timing: RequestHandler = (req, res, next) => {
     const method = KNOWN_METHODS.has(req.method) ? req.method : 'other';
     const stop = metrics.httpRequestDuration.startTimer();
     res.once('close', () => {
@@ -63,6 +67,6 @@ export function metricsRouter(metrics: AppMetrics, options: MetricsRouterOptions
       stop({ method, route: routeOf(res), status_code: status });
     });
     next();
-  });
-  return router;
+  };
+  return options.serveEndpoint === false ? [timing] : [metricsEndpoint(metrics, options.token, options.answerRefusal), timing];
 }

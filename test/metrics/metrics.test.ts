@@ -113,6 +113,26 @@ describe.each(['pglite', 'postgres'] as const)('metrics (%s)', (kind) => {
     expect(samplesOf(text, 'nodejs_heap_size_used_bytes')).toHaveLength(1);
   });
 
+  it('serves GET and HEAD of /metrics exactly: another case, a trailing slash or another method is not it', async () => {
+    const get = await fetch(`${server.url}/metrics?any=query`);
+    expect(get.status).toBe(200);
+    expect(get.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await get.text()).toContain('vr_http_request_duration_seconds');
+    const head = await fetch(`${server.url}/metrics`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    for (const [method, path] of [
+      ['GET', '/Metrics'],
+      ['GET', '/metrics/'],
+      ['GET', '/metrics/x'],
+      ['POST', '/metrics'],
+    ]) {
+      const other = await fetch(`${server.url}${path}`, { method });
+      expect([method, path, other.status]).toEqual([method, path, 404]);
+      await other.arrayBuffer();
+    }
+  });
+
   it('reads the outbox backlog and the events written at scrape time and counts lead refusals by interface', async () => {
     const { dealership, entityId } = dealershipOf(server, 0);
     await setQuota(server, entityId, 1_000);

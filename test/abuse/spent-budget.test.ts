@@ -9,11 +9,11 @@
  * The server runs in this process and the requests come from a child process: this process's
  * utime+stime over a batch, divided by its requests, is the server's CPU per refusal. Another
  * process on the machine (a test suite beside this one) can only add to it: the lowest of
- * BATCHES batches is the figure. On a busy 2-core machine it adds to every batch (up to twice the
- * CPU, seen in whole `npm test` runs), so each batch follows one of the same refusal for the
- * smallest request (`{ __typename }`, a short GET): the bound is 3 ms, or REFERENCE_FACTOR times
- * what that smallest refusal cost when the machine made even it dearer. A request that was parsed
- * or validated costs many times the smallest refusal, and fails either way.
+ * BATCHES batches is the figure. On a busy 2-core machine (a whole `npm test`) it adds to every
+ * batch, so each batch follows one of the same refusal for the smallest request (`{ __typename }`,
+ * a short GET): the bound is 3 ms, or REFERENCE_FACTOR times what that smallest refusal cost when
+ * the machine made even it dearer. A request that was parsed or validated costs many times the
+ * smallest refusal, and fails either way.
  */
 import { processCpuMs, startRequestSender, type RequestSender, type SentAnswer, type SentRequest } from '../support/request-sender';
 import { startTestServer, type TestServer } from '../support/server';

@@ -136,8 +136,8 @@ function sweepIdleConnectionsUntilClosed(server: Server): void {
  * Connections the system keeps waiting for the process to accept them. Past it, a burst of
  * connections (a busy event loop accepting late) overflows the queue: the system answers with SYN
  * cookies and drops handshakes, and some clients that had sent a whole request met a reset with no
- * answer (a flood of 2,000 connections on a busy machine: 234 of them, with Node's default of
- * 511). Linux caps it at net.core.somaxconn (4096 by default since 5.4).
+ * answer (test/abuse/refusal-flood.test.ts, with Node's default of 511). Linux caps it at
+ * net.core.somaxconn (4096 by default since 5.4).
  */
 export const LISTEN_BACKLOG = 4096;
 

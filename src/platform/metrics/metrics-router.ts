@@ -20,7 +20,7 @@ function sameToken(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-export interface MetricsRouterOptions {
+export interface MetricsOptions {
   /** When set, scrapes need `Authorization: Bearer <token>`. */
   token?: string;
   /** How the application words a refused scrape (refusals.ts). */
@@ -56,7 +56,7 @@ export function metricsEndpoint(metrics: AppMetrics, token: string | undefined, 
 }
 
 /** Mount once per app, early: requests are timed from here on. */
-export function metricsHandlers(metrics: AppMetrics, options: MetricsRouterOptions): RequestHandler[] {
+export function metricsHandlers(metrics: AppMetrics, options: MetricsOptions): RequestHandler[] {
   // After the endpoint: scrapes are not timed; everything else is, to the last byte (or the client hanging up).
   const timing: RequestHandler = (req, res, next) => {
     const method = KNOWN_METHODS.has(req.method) ? req.method : 'other';

@@ -25,8 +25,9 @@ export function declaresBodyOver(req: { headers: { 'content-length'?: string } }
 export const LINGER_IDLE_MS = 2_000;
 
 /**
- * How long a refused connection lingers at most, however its client keeps sending: as long as a
- * request may take to arrive (REQUEST_TIMEOUT_MS's default), nginx's lingering_time.
+ * How long a refused connection lingers, however its client keeps sending: as long as a request
+ * may take to arrive (REQUEST_TIMEOUT_MS's default), nginx's lingering_time. Checked with the
+ * silence, so it closes at most LINGER_IDLE_MS past it.
  */
 export const LINGER_MAX_MS = 30_000;
 

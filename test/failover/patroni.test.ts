@@ -7,8 +7,8 @@
  * `kill -9`. Checked: writes succeed again within 30 s (the gap is printed); every lead answered
  * 201 is on the new primary; a retried key made exactly one report; no 5xx but 503 (with
  * Retry-After) and no answer slower than the request deadline; /readyz answers within its bound,
- * and is 503 while the leader is frozen longer than that bound; the dispatcher and the listener are back on the new primary; the old leader rejoins
- * as a replica.
+ * and is 503 while the leader is frozen longer than that bound; the dispatcher and the listener
+ * are back on the new primary; the old leader rejoins as a replica.
  *
  * Needs patroni, etcd-server, haproxy and pgbouncer from Debian (.ci/run installs them): without
  * them this test FAILS with the apt-get command to run, it is never skipped.

@@ -9,7 +9,7 @@ import type { ApiKeyAuthenticator } from '../features/auth/api-key-cache';
 import type { IncomingMessage } from 'node:http';
 import { presentKey, type ApiKeyPrincipal, type PresentedKey } from '../features/auth/api-keys';
 import type { RequestContext } from '../features/context';
-import { createLoaders } from '../features/loaders';
+import { createLoaders, type Loaders } from '../features/loaders';
 import type { Database } from '../platform/db/database';
 import { limitStatements, Semaphore } from '../platform/db/statement-limiter';
 import type { Logger } from '../platform/logger';
@@ -240,14 +240,19 @@ export function chargeRequest(services: ApiServices, principal: ApiKeyPrincipal,
 let defaultCursors: CursorCodec | undefined;
 
 /**
- * The request's logger is made when a line is first written (most requests write none). Apollo
- * copies the context for each operation (`Object.assign` onto the same prototype), which would call
- * an own getter: on the prototype, the getter stays lazy in the copy.
+ * The request's logger is made when a line is first written (most requests write none), and its
+ * DataLoaders when a field first loads through them (a report written by PostgreSQL uses none).
+ * Apollo copies the context for each operation (`Object.assign` onto the same prototype), which
+ * would call an own getter: on the prototype, the getters stay lazy in the copy.
  */
-const LAZY_LOG = {
+const LAZY_MEMBERS = {
   get log(): Logger {
     const self = this as unknown as { makeLog: () => Logger; madeLog?: Logger };
     return (self.madeLog ??= self.makeLog());
+  },
+  get loaders(): Loaders {
+    const self = this as unknown as { makeLoaders: () => Loaders; madeLoaders?: Loaders };
+    return (self.madeLoaders ??= self.makeLoaders());
   },
 };
 
@@ -273,13 +278,13 @@ export function createRequestContext(
   const primaryOnMiss = reader.primaryOnMiss && limitStatements(reader.primaryOnMiss, semaphore);
   const requestId = request.requestId ?? randomUUID();
   const log = request.log;
-  return Object.assign(Object.create(LAZY_LOG) as typeof LAZY_LOG, {
+  return Object.assign(Object.create(LAZY_MEMBERS) as typeof LAZY_MEMBERS, {
     makeLog: typeof log === 'function' ? log : () => log,
+    makeLoaders: () => createLoaders(reads, request.principal?.organizationId ?? null, primaryOnMiss),
     db: { ...services.db, prisma },
     reads,
     primaryOnMiss,
     principal: request.principal,
-    loaders: createLoaders(reads, request.principal?.organizationId ?? null, primaryOnMiss),
     rateLimits: services.rateLimits,
     requestId,
     appBaseUrl: services.appBaseUrl,

@@ -41,10 +41,18 @@ describe.each(DATABASE_KINDS)('client errors in the log on %s', (kind) => {
     }
     const records = lines
       .flatMap((line) => line.split('\n').filter(Boolean))
-      .map((line) => JSON.parse(line) as { level: number; err?: { stack?: string } });
+      .map((line) => JSON.parse(line) as { level: number; msg?: string; err?: { stack?: string }; req?: { id?: string } });
     // The stream was the one written to: the request log lines are there.
     expect(records.length).toBeGreaterThan(0);
     expect(records.filter((record) => record.level >= 50)).toEqual([]);
     expect(records.filter((record) => record.err?.stack)).toEqual([]);
+    // Each line is the request's own: it carries the request as its access line names it.
+    const clientErrors = records.filter((record) => record.msg === 'client error');
+    expect(clientErrors.length).toBeGreaterThanOrEqual(5);
+    const requestIds = new Set(records.filter((record) => record.msg === 'request completed').map((record) => record.req?.id));
+    for (const record of clientErrors) {
+      expect(record.req).toEqual({ id: expect.any(String), method: 'POST', route: '/graphql', path: '/graphql' });
+      expect(requestIds.has(record.req!.id)).toBe(true);
+    }
   });
 });

@@ -42,7 +42,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Registry } from 'prom-client';
 import type { RequestContext } from '../../features/context';
 import { logger } from '../../platform/logger';
-import { requestLogger } from '../../platform/http/access-log';
+import { requestLoggerMaker } from '../../platform/http/access-log';
 import { invalidInput } from '../../shared/errors';
 import { checkIdempotencyKey, IDEMPOTENCY_KEY_HEADER } from '../contract/idempotency-key';
 import { createRequestContext, type ApiServices } from '../request-context';
@@ -128,7 +128,7 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
     return createRequestContext(services, {
       principal: res.locals.principal ?? null,
       requestId: res.getHeader('x-request-id') as string | undefined,
-      log: () => requestLogger(req),
+      log: requestLoggerMaker(req),
       idempotencyKey: idempotencyKey.value,
       clientAddress: req.ip ?? '',
     });

@@ -72,6 +72,19 @@ export function requestLogger(req: IncomingMessage): Logger {
 }
 
 /**
+ * What makes the request's logger when a line first needs it, holding the request's fields rather
+ * than the request. For a request context: Apollo keeps an operation's context reachable after its
+ * request, until V8's next full collection (its gateway request context), and a context holding the
+ * request would keep the request, its body and its answer with it, copied into the old generation.
+ */
+export function requestLoggerMaker(req: IncomingMessage): () => Logger {
+  const request = req as LoggedRequest;
+  if (!request.res) return () => logger;
+  const fields = requestFields(request, request.res);
+  return () => logger.child({ req: fields });
+}
+
+/**
  * The request's trace: its server span's ids with tracing on (tracing/http-spans.ts; the line is
  * written after the request's context has ended, so pino's mixin cannot find them); with tracing
  * off, the trace id of a caller's `traceparent`, so the line can still be found from the caller's trace.

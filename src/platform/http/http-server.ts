@@ -4,10 +4,17 @@
  * Node answers those itself, before express sees anything; the `clientError` handler here answers
  * them in the application's words (refusals.ts), like every other error (api-behaviour.md).
  */
-import { createServer, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  IncomingMessage,
+  ServerResponse,
+  STATUS_CODES,
+  type RequestListener,
+  type Server,
+  type ServerOptions,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { IncomingMessage } from 'node:http';
 import type { AnswerRefusal, PlatformRefusal } from './refusals';
 
 /**
@@ -84,9 +91,38 @@ function answerClientError(answerRefusal: AnswerRefusal | undefined, error: Node
   socket.end(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n${headers}\r\n${answer.body}`);
 }
 
+/** An express app: the prototypes it gives every request and response it handles. */
+type AppPrototypes = { request?: object; response?: object };
+
+/**
+ * Request and response classes whose objects are made with the app's prototypes (express's
+ * `app.request`, `app.response`) rather than Node's. Express sets those prototypes on each request
+ * it handles (`Object.setPrototypeOf`), and changing the prototype of an object already made gives
+ * V8 a new map for it each time; measured, it also made most of each request's objects survive the
+ * young generation's collections into the old one (bench/HISTORY.md). Made with the app's
+ * prototypes, express's call finds them already set and changes nothing.
+ */
+function requestClasses(app: AppPrototypes): Pick<ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
+  const { request, response } = app;
+  if (!request || !response) return {};
+  function AppRequest(this: IncomingMessage, socket: Socket) {
+    IncomingMessage.call(this, socket);
+  }
+  AppRequest.prototype = request;
+  function AppResponse(this: ServerResponse, req: IncomingMessage, options?: object) {
+    (ServerResponse as unknown as (this: ServerResponse, req: IncomingMessage, options?: object) => void).call(this, req, options);
+  }
+  AppResponse.prototype = response;
+  return {
+    IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
+    ServerResponse: AppResponse as unknown as typeof ServerResponse,
+  };
+}
+
 export function createHttpServer(app: ListenerWithRefusals, limits: HttpServerLimits): Server {
   const server = createServer(
     {
+      ...requestClasses(app as AppPrototypes),
       maxHeaderSize: MAX_HEADER_BYTES,
       requestTimeout: limits.requestTimeoutMs,
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs),

@@ -97,10 +97,10 @@ type AppPrototypes = { request?: object; response?: object };
 /**
  * Request and response classes whose objects are made with the app's prototypes (express's
  * `app.request`, `app.response`) rather than Node's. Express sets those prototypes on each request
- * it handles (`Object.setPrototypeOf`), and changing the prototype of an object already made gives
- * V8 a new map for it each time; measured, it also made most of each request's objects survive the
- * young generation's collections into the old one (bench/HISTORY.md). Made with the app's
- * prototypes, express's call finds them already set and changes nothing.
+ * it handles (`Object.setPrototypeOf`); measured, changing them on objects already made cost CPU
+ * and made each request's objects survive the young generation's collections into the old one
+ * (bench/HISTORY.md). Made with the app's prototypes, express's call finds them already set and
+ * changes nothing.
  */
 function requestClasses(app: AppPrototypes): Pick<ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
   const { request, response } = app;

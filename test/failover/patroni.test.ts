@@ -239,8 +239,8 @@ describe('Patroni failover under traffic (etcd + 3 PostgreSQL nodes, synchronous
     expect(Math.max(...answers.map(({ answer }) => answer.ms))).toBeLessThan(REQUEST_TIMEOUT_MS + 4_000);
     // /readyz never waits with PgBouncer's queue: each answer comes within its bound. Whether one of
     // them said "not ready" depends on how long this failover left no primary: a probe that finds
-    // the new primary within its 2 s rightly says "ready" (a CI run, stop 54), so the next test
-    // makes an outage longer than the bound on purpose.
+    // the new primary within its 2 s rightly says "ready", so the next test makes an outage
+    // longer than the bound on purpose.
     const probesAfterKill = answers.filter(({ kind, at, answer }) => kind === 'readyz' && at + answer.ms >= killedAt);
     expect(probesAfterKill.length).toBeGreaterThan(0);
     expect(probesAfterKill.filter(({ answer }) => answer.ms > READY_CHECK_TIMEOUT_MS + PROBE_TRANSIT_MS)).toEqual([]);

@@ -63,11 +63,7 @@ const requestLoggers = new WeakMap<IncomingMessage, Logger>();
  */
 export function requestLogger(req: IncomingMessage): Logger {
   let child = requestLoggers.get(req);
-  if (!child) {
-    const request = req as LoggedRequest;
-    child = request.res ? logger.child({ req: requestFields(request, request.res) }) : logger;
-    requestLoggers.set(req, child);
-  }
+  if (!child) requestLoggers.set(req, (child = requestLoggerMaker(req)()));
   return child;
 }
 

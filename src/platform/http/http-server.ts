@@ -110,7 +110,7 @@ function requestClasses(app: AppPrototypes): Pick<ServerOptions, 'IncomingMessag
   }
   AppRequest.prototype = request;
   function AppResponse(this: ServerResponse, req: IncomingMessage, options?: object) {
-    (ServerResponse as unknown as (this: ServerResponse, req: IncomingMessage, options?: object) => void).call(this, req, options);
+    Reflect.apply(ServerResponse, this, [req, options]);
   }
   AppResponse.prototype = response;
   return {

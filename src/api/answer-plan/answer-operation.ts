@@ -90,7 +90,8 @@ async function answerRoot(root: PlannedRoot, run: PlanRun): Promise<RootOutcome>
 function withProjections(root: PlannedRoot, json: string, documents: string | null): string {
   const { projectors } = root.written;
   if (projectors.length === 0) return json;
-  const texts = documents!.split(DOCUMENT_SEPARATOR);
+  // One document (the usual selection: parts of `data`) needs no search for separators through its text.
+  const texts = projectors.length === 1 ? [documents!] : documents!.split(DOCUMENT_SEPARATOR);
   return fillProjectionMarks(json, (index) => projectors[index]!(texts[index]!));
 }
 

@@ -3,13 +3,15 @@
  * integration, whose code this follows), less two costs it adds to every request:
  *  - the query string is cut from the URL, where it ran Node's legacy `url.parse` (which parses the
  *    whole URL and escapes it again) to read `search`;
- *  - a complete answer is written with its length by `res.end`, where express's `res.send` copied
- *    the string into a Buffer and checked the request's freshness against an ETag this route never sets.
+ *  - a complete answer is written by `res.end` (platform/http/text-body.ts), where express's
+ *    `res.send` copied the string into a Buffer, measured it, and checked the request's freshness
+ *    against an ETag this route never sets.
  * The answer is otherwise the same: Apollo's status and headers, its body (streamed when it is
  * incremental). Node drops the body of an answer to HEAD, as `res.send` did.
  */
 import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
 import type { Request, RequestHandler, Response } from 'express';
+import { endWithText } from '../../platform/http/text-body';
 
 export function apolloExpressHandler<Context extends BaseContext>(
   server: ApolloServer<Context>,
@@ -36,8 +38,7 @@ export function apolloExpressHandler<Context extends BaseContext>(
     for (const [name, value] of answer.headers) res.setHeader(name, value);
     res.statusCode = answer.status ?? 200;
     if (answer.body.kind === 'complete') {
-      res.setHeader('content-length', Buffer.byteLength(answer.body.string));
-      res.end(answer.body.string);
+      endWithText(res, answer.body.string);
       return;
     }
     for await (const chunk of answer.body.asyncIterator) res.write(chunk);

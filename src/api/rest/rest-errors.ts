@@ -8,6 +8,7 @@
 import type { Response } from 'express';
 import type { PlatformRefusal, RefusalAnswer } from '../../platform/http/refusals';
 import type { Logger } from '../../platform/logger';
+import { endWithText } from '../../platform/http/text-body';
 import {
   AppError,
   asAppError,
@@ -65,11 +66,7 @@ export function sendRestError(res: Response, error: AppError, locationOf?: Locat
 
 /** A JSON answer, written as it is (headers set before stay). */
 export function sendJson(res: Response, status: number, body: string, headers: Record<string, string> = JSON_CONTENT_TYPE): void {
-  res
-    .status(status)
-    .set(headers)
-    .set('content-length', String(Buffer.byteLength(body)))
-    .end(body);
+  endWithText(res.status(status).set(headers), body);
 }
 
 /**

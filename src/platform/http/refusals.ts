@@ -5,6 +5,7 @@
  * one error writer, wired in app/create-app.ts), so these answers look like every other error.
  */
 import type { Response } from 'express';
+import { endWithText } from './text-body';
 
 export type PlatformRefusal =
   | { kind: 'query-too-long'; maxBytes: number }
@@ -29,9 +30,5 @@ export type AnswerRefusal = (refusal: PlatformRefusal) => RefusalAnswer;
 
 /** Sends the application's answer to a refusal (the platform decides only that it is one). */
 export function sendRefusal(res: Response, answer: RefusalAnswer): void {
-  res
-    .status(answer.status)
-    .set(answer.headers)
-    .set('content-length', String(Buffer.byteLength(answer.body)))
-    .end(answer.body);
+  endWithText(res.status(answer.status).set(answer.headers), answer.body);
 }

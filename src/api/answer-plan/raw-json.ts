@@ -9,12 +9,29 @@ import { randomUUID } from 'node:crypto';
 import type { FormattedExecutionResult } from 'graphql';
 
 export class RawJson {
-  constructor(
-    readonly text: string,
-    readonly meta: { version?: string; nextCursor?: string | null } = {},
-  ) {}
+  #text: string | undefined;
 
-  /** What a serializer that does not know it writes (sofa's Response, whose body REST replaces with `text`). */
+  constructor(
+    text: string,
+    readonly meta: { version?: string; nextCursor?: string | null } = {},
+  ) {
+    this.#text = text;
+  }
+
+  /**
+   * The text, for the one writer of the answer: the value lets go of it, so a result kept after
+   * its answer was written keeps no answer. Apollo Server keeps each operation's result reachable
+   * until V8's next full collection (its gateway request context, an accessor pair V8 makes in the
+   * old generation), and an answer kept that long is copied out of the young generation first.
+   */
+  take(): string {
+    const text = this.#text;
+    if (text === undefined) throw new Error('a written answer was taken twice');
+    this.#text = undefined;
+    return text;
+  }
+
+  /** What a serializer that does not know it writes (sofa's Response, whose body REST replaces with the text). */
   toJSON(): null {
     return null;
   }
@@ -26,7 +43,7 @@ const QUOTED_PLACEHOLDER = JSON.stringify(PLACEHOLDER);
 
 /** A member of `data` as JSON.stringify writes it ('' when it leaves the member out), a RawJson as its text. */
 function memberText(key: string, value: unknown): string {
-  const text = value instanceof RawJson ? value.text : JSON.stringify(value);
+  const text = value instanceof RawJson ? value.take() : JSON.stringify(value);
   return text === undefined ? '' : `${JSON.stringify(key)}:${text}`;
 }
 

@@ -209,7 +209,7 @@ export function restRouter(schema: GraphQLSchema, services: ApiServices, plans?:
           : await route.tagger.etagOf(context, principal.organizationId, variables);
         if (etag) res.set('etag', etag);
       }
-      return sendJson(res, answer.status, seen.written ? seen.written.text : answer.body);
+      return sendJson(res, answer.status, seen.written ? seen.written.take() : answer.body);
     } catch (error) {
       const failure = error instanceof ExecutionFailed ? error.errors[0] : error;
       return sendRestError(res, restErrorOfFailure(failure, context.log), route.locationOf);

@@ -3,10 +3,22 @@
  * every value in it is already the text the typed path writes for its field (a field's value never
  * depends on its siblings), so the answer is pieces of that text, cut where the selection's fields
  * are and joined in the order graphql-js collects them. The text is scanned once, not parsed, and
- * only as far as the last selected member. Writing the parts in SQL instead costs PostgreSQL a
- * microsecond or more per leaf (docs/architecture.md, "Answering a report").
+ * only as far as the last selected member; its members are where the type's typed form puts them
+ * (TextShape), so the scan steps over each key rather than reading it. Writing the parts in SQL
+ * instead costs PostgreSQL a microsecond or more per leaf (docs/architecture.md, "Answering a
+ * report").
  */
-import { getNamedType, getNullableType, isListType, isObjectType, type FieldNode, type GraphQLObjectType } from 'graphql';
+import {
+  getNamedType,
+  getNullableType,
+  isListType,
+  isObjectType,
+  parse,
+  type FieldNode,
+  type GraphQLObjectType,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { restSelectionOf } from '../../shared/schema/rest-visibility';
 import { subfieldsOf, type SelectionScope } from './selection-scope';
 
 /** Writes the selection of the typed value `text` (an object, or null). */
@@ -19,6 +31,7 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
+const COLON = 0x3a;
 
 /**
  * A text that is not the typed path's JSON (cut short, or written by hand into a typed column):
@@ -81,6 +94,47 @@ export function selectsWhole(scope: SelectionScope, type: GraphQLObjectType, nod
   });
 }
 
+/**
+ * How the typed path writes an object type: every member of its REST selection (the selection the
+ * typing functions write, typed-documents.ts), in that order, each present (null where the stored
+ * document has nothing). The scan knows each key before it reads it, so it checks the key in
+ * place rather than reading it out and looking it up.
+ */
+interface TextShape {
+  fields: ShapeField[];
+}
+
+interface ShapeField {
+  name: string;
+  /** the member's key as the text holds it: `"name":` */
+  key: string;
+  /** an object's shape, or a list of objects' (their items'); undefined for a leaf */
+  shape?: TextShape;
+  list: boolean;
+}
+
+const textShapes = new WeakMap<GraphQLObjectType, TextShape>();
+
+function textShapeOf(scope: SelectionScope, type: GraphQLObjectType): TextShape {
+  let shape = textShapes.get(type);
+  if (!shape) {
+    const operation = parse(`{ d { ${restSelectionOf(type)} } }`).definitions[0] as OperationDefinitionNode;
+    const restScope = { schema: scope.schema, fragments: {}, variables: {} };
+    textShapes.set(type, (shape = shapeOf(restScope, type, [operation.selectionSet.selections[0] as FieldNode])));
+  }
+  return shape;
+}
+
+function shapeOf(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly FieldNode[]): TextShape {
+  const fields = [...subfieldsOf(scope, type, nodes)].map(([name, fieldNodes]): ShapeField => {
+    const field = type.getFields()[name]!;
+    const named = getNamedType(field.type);
+    const list = isListType(getNullableType(field.type));
+    return { name, key: `"${name}":`, list, shape: isObjectType(named) ? shapeOf(scope, named, fieldNodes) : undefined };
+  });
+  return { fields };
+}
+
 /** One selected member of an object: its key, the field it reads, and how its value is written. */
 interface Member {
   prefix: string;
@@ -93,27 +147,95 @@ interface Member {
 
 interface ObjectPlan {
   whole: boolean;
+  shape: TextShape;
   members: Member[];
-  /** the members reading each field, by the field's name */
-  byName: Map<string, number[]>;
+  /** per member of the text (the shape's fields), the selected members reading it */
+  readers: (number[] | undefined)[];
+  /** the last member of the text a selected member reads (-1: none): a scan that needs no end stops after it */
+  lastRead: number;
 }
 
-function plan(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly FieldNode[]): ObjectPlan {
-  if (selectsWhole(scope, type, nodes)) return { whole: true, members: [], byName: new Map() };
-  const members = [...subfieldsOf(scope, type, nodes)].map(([key, fieldNodes]): Member => {
+function plan(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly FieldNode[], shape: TextShape): ObjectPlan {
+  const readers: (number[] | undefined)[] = shape.fields.map(() => undefined);
+  if (selectsWhole(scope, type, nodes)) return { whole: true, shape, members: [], readers, lastRead: -1 };
+  let lastRead = -1;
+  const members = [...subfieldsOf(scope, type, nodes)].map(([key, fieldNodes], index): Member => {
     const name = fieldNodes[0]!.name.value;
     const prefix = `"${key}":`;
     if (name === '__typename') return { prefix: prefix + JSON.stringify(type.name), list: false };
-    const field = type.getFields()[name]!;
-    const named = getNamedType(field.type);
-    if (!isObjectType(named)) return { prefix, name, list: false };
-    return { prefix, name, inner: plan(scope, named, fieldNodes), list: isListType(getNullableType(field.type)) };
+    const at = shape.fields.findIndex((field) => field.name === name);
+    // The planner projects only the document types, whose every field the typed path writes.
+    if (at < 0) throw new Error(`${type.name}.${name} is not in the typed text`);
+    (readers[at] ??= []).push(index);
+    lastRead = Math.max(lastRead, at);
+    const inner = shape.fields[at]!.shape;
+    if (!inner) return { prefix, name, list: false };
+    const named = getNamedType(type.getFields()[name]!.type) as GraphQLObjectType;
+    return { prefix, name, inner: plan(scope, named, fieldNodes, inner), list: shape.fields[at]!.list };
   });
-  const byName = new Map<string, number[]>();
-  members.forEach((member, index) => {
-    if (member.name !== undefined) byName.set(member.name, [...(byName.get(member.name) ?? []), index]);
-  });
-  return { whole: false, members, byName };
+  return { whole: false, shape, members, readers, lastRead };
+}
+
+/**
+ * Whether a member's key stands at `at`: its quotes and colon where the key's length puts them.
+ * Which key it is needs no reading (nor comparing, a third of the scan's time): a typed text is
+ * used only when its row was typed by this schema's functions (`typed_shape`), which write every
+ * member of the type, in this order. The check keeps the scan on the text's structure: a text cut
+ * short, or with its structure altered, ends in the error rather than in a scan without end.
+ */
+function keyAt(text: string, at: number, key: string): boolean {
+  const end = at + key.length;
+  return text.charCodeAt(at) === QUOTE && text.charCodeAt(end - 2) === QUOTE && text.charCodeAt(end - 1) === COLON;
+}
+
+/** The end of the `null` at `at`. */
+function nullEnd(text: string, at: number): number {
+  if (!text.startsWith('null', at)) malformed();
+  return at + 4;
+}
+
+/** The end of the object of this shape at `at`, each member's key checked where it must stand. */
+function objectEnd(text: string, at: number, shape: TextShape): number {
+  if (text.charCodeAt(at) !== OPEN_OBJECT) malformed();
+  const { fields } = shape;
+  let i = at + 1;
+  if (fields.length === 0) {
+    if (text.charCodeAt(i) !== CLOSE_OBJECT) malformed();
+    return i + 1;
+  }
+  for (let k = 0; k < fields.length; k += 1) {
+    const field = fields[k]!;
+    if (!keyAt(text, i, field.key)) malformed();
+    i = memberEnd(text, i + field.key.length, field, k === fields.length - 1);
+  }
+  return i;
+}
+
+/** Past the value of `field` at `at` and the comma after it (past the closing brace after the last member). */
+function memberEnd(text: string, at: number, field: ShapeField, last: boolean): number {
+  const end = !field.shape
+    ? valueEnd(text, at)
+    : isNull(text, at)
+      ? nullEnd(text, at)
+      : field.list
+        ? listEnd(text, at, field.shape)
+        : objectEnd(text, at, field.shape);
+  if (text.charCodeAt(end) !== (last ? CLOSE_OBJECT : COMMA)) malformed();
+  return end + 1;
+}
+
+/** The end of the list of objects of this shape at `at` (items may be null). */
+function listEnd(text: string, at: number, shape: TextShape): number {
+  if (text.charCodeAt(at) !== OPEN_ARRAY) malformed();
+  let i = at + 1;
+  if (text.charCodeAt(i) === CLOSE_ARRAY) return i + 1;
+  for (;;) {
+    const end = isNull(text, i) ? nullEnd(text, i) : objectEnd(text, i, shape);
+    const c = text.charCodeAt(end);
+    if (c === CLOSE_ARRAY) return end + 1;
+    if (c !== COMMA) malformed();
+    i = end + 1;
+  }
 }
 
 /** Where a scan stopped: the text written, and the end of the value read (-1 when the caller did not need it). */
@@ -127,61 +249,73 @@ interface Scanned {
  * the typed text holds them; stops at the last selected one unless the caller needs the object's end.
  */
 function scanObject(text: string, at: number, objectPlan: ObjectPlan, needEnd: boolean): Scanned {
-  if (objectPlan.whole || isNull(text, at)) {
-    const end = valueEnd(text, at);
+  if (isNull(text, at)) return { written: 'null', end: nullEnd(text, at) };
+  if (objectPlan.whole) {
+    const end = objectEnd(text, at, objectPlan.shape);
     return { written: text.slice(at, end), end };
   }
-  const { members, byName } = objectPlan;
+  if (text.charCodeAt(at) !== OPEN_OBJECT) malformed();
+  const { members, readers, lastRead } = objectPlan;
+  const { fields } = objectPlan.shape;
   const values: string[] = members.map((member) => (member.name === undefined ? member.prefix : ''));
-  let remaining = byName.size;
+  const write = () => `{${values.join(',')}}`;
+  if (fields.length === 0) return { written: write(), end: objectEnd(text, at, objectPlan.shape) };
+  const stop = needEnd ? fields.length - 1 : lastRead;
   let i = at + 1;
-  while (text.charCodeAt(i) !== CLOSE_OBJECT) {
-    // A member: "key":value (member names are GraphQL names: no escapes).
-    const keyEnd = text.indexOf('"', i + 1);
-    if (keyEnd < 0) malformed();
-    const valueStart = keyEnd + 2;
-    const readers = remaining > 0 ? byName.get(text.slice(i + 1, keyEnd)) : undefined;
-    let valueStop = -1;
-    if (readers) {
-      remaining -= 1;
-      // The last selected member of an object whose end nobody needs: the scan ends with it.
-      const last = remaining === 0 && !needEnd && readers.length === 1;
-      for (const index of readers) {
-        const member = members[index]!;
-        const scanned = member.inner
-          ? member.list
-            ? scanList(text, valueStart, member.inner)
-            : scanObject(text, valueStart, member.inner, !last)
-          : { written: '', end: valueStop >= 0 ? valueStop : valueEnd(text, valueStart) };
-        valueStop = scanned.end;
-        values[index] = member.prefix + (member.inner ? scanned.written : text.slice(valueStart, valueStop));
-      }
-      if (last) return { written: `{${values.join(',')}}`, end: -1 };
+  for (let k = 0; k <= stop; k += 1) {
+    const field = fields[k]!;
+    if (!keyAt(text, i, field.key)) malformed();
+    const valueStart = i + field.key.length;
+    const reading = readers[k];
+    if (!reading) {
+      i = memberEnd(text, valueStart, field, k === fields.length - 1);
+      continue;
     }
-    if (valueStop < 0) valueStop = valueEnd(text, valueStart);
-    // past the comma, or onto the closing brace
-    i = text.charCodeAt(valueStop) === COMMA ? valueStop + 1 : valueStop;
+    // The last selected member of an object whose end nobody needs: the scan ends with it.
+    const last = k === stop && !needEnd && reading.length === 1;
+    let valueStop = -1;
+    for (const index of reading) {
+      const member = members[index]!;
+      if (member.inner) {
+        const scanned = member.list ? scanList(text, valueStart, member.inner) : scanObject(text, valueStart, member.inner, !last);
+        values[index] = member.prefix + scanned.written;
+        valueStop = scanned.end;
+      } else {
+        if (valueStop < 0) valueStop = valueEnd(text, valueStart);
+        values[index] = member.prefix + text.slice(valueStart, valueStop);
+      }
+    }
+    if (last) return { written: write(), end: -1 };
+    if (text.charCodeAt(valueStop) !== (k === fields.length - 1 ? CLOSE_OBJECT : COMMA)) malformed();
+    i = valueStop + 1;
   }
-  return { written: `{${values.join(',')}}`, end: i + 1 };
+  return { written: write(), end: needEnd ? i : -1 };
 }
 
 /** A list of objects (or null): each item's selection. */
 function scanList(text: string, at: number, itemPlan: ObjectPlan): Scanned {
-  if (isNull(text, at)) return { written: 'null', end: at + 4 };
+  if (isNull(text, at)) return { written: 'null', end: nullEnd(text, at) };
+  if (text.charCodeAt(at) !== OPEN_ARRAY) malformed();
   const written: string[] = [];
   let i = at + 1;
-  while (text.charCodeAt(i) !== CLOSE_ARRAY) {
-    const item = scanObject(text, i, itemPlan, true);
-    written.push(item.written);
-    const next = text.charCodeAt(item.end) === COMMA ? item.end + 1 : item.end;
-    // Past the text's end an item reads as empty: the list would not move on.
-    if (next <= i) malformed();
-    i = next;
+  if (text.charCodeAt(i) !== CLOSE_ARRAY) {
+    for (;;) {
+      const item = scanObject(text, i, itemPlan, true);
+      written.push(item.written);
+      const c = text.charCodeAt(item.end);
+      if (c === CLOSE_ARRAY) {
+        i = item.end;
+        break;
+      }
+      if (c !== COMMA) malformed();
+      i = item.end + 1;
+    }
   }
   return { written: `[${written.join(',')}]`, end: i + 1 };
 }
 
+/** Writes the selection `nodes` make of `type` from its typed text (the typed path's JSON of the whole object). */
 export function projector(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly FieldNode[]): Projector {
-  const objectPlan = plan(scope, type, nodes);
+  const objectPlan = plan(scope, type, nodes, textShapeOf(scope, type));
   return (text) => scanObject(text, 0, objectPlan, false).written;
 }

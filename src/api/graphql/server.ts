@@ -135,7 +135,9 @@ export async function graphqlRouter(schema: GraphQLSchema, services: ApiServices
   };
   const apollo = apolloExpressHandler(server, async ({ req, res }) => contextOf(req, res));
   const router = express.Router();
-  router.use(
+  // One route for the path rather than five mounts of it: a mount matches the path again for each
+  // of its handlers, cutting it from the URL and putting it back each time.
+  router.all(
     '/graphql',
     graphqlAuthentication(services),
     graphqlBodyReader(),

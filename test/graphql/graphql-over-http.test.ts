@@ -49,6 +49,23 @@ describe.each(['pglite', 'postgres'] as const)('GraphQL over HTTP on %s', (kind)
     expect((await fetch(`${server.url}/graphql?query=${query}`)).status).toBe(401);
   });
 
+  it('serves operations at /graphql (a trailing slash too) and nowhere under it', async () => {
+    const post = (path: string) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ reports(limit: 1) { total } }' }),
+      });
+    const slashed = await post('/graphql/');
+    expect(slashed.status).toBe(200);
+    expect(((await slashed.json()) as { data: { reports: { total: number } } }).data.reports.total).toBeGreaterThan(0);
+    for (const path of ['/graphql/x', '/graphql/graphql']) {
+      const response = await post(path);
+      expect([path, response.status]).toEqual([path, 404]);
+      expect(await response.json()).toEqual({ detail: 'Not Found' });
+    }
+  });
+
   it('refuses a JSON filter sent as its text (REST habit) instead of matching nothing', async () => {
     const asText = await graphql(server, 'query($f: JSON) { reports(data__contains: $f) { total } }', { f: '{"vehicle":{}}' }, key);
     expect(asText.status).toBe(200);

@@ -101,6 +101,7 @@ export function selectsWhole(scope: SelectionScope, type: GraphQLObjectType, nod
  * place rather than reading it out and looking it up.
  */
 interface TextShape {
+  type: GraphQLObjectType;
   fields: ShapeField[];
 }
 
@@ -132,7 +133,7 @@ function shapeOf(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly
     const list = isListType(getNullableType(field.type));
     return { name, key: `"${name}":`, list, shape: isObjectType(named) ? shapeOf(scope, named, fieldNodes) : undefined };
   });
-  return { fields };
+  return { type, fields };
 }
 
 /** One selected member of an object: its key, the field it reads, and how its value is written. */
@@ -155,7 +156,8 @@ interface ObjectPlan {
   lastRead: number;
 }
 
-function plan(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly FieldNode[], shape: TextShape): ObjectPlan {
+function plan(scope: SelectionScope, shape: TextShape, nodes: readonly FieldNode[]): ObjectPlan {
+  const { type } = shape;
   const readers: (number[] | undefined)[] = shape.fields.map(() => undefined);
   if (selectsWhole(scope, type, nodes)) return { whole: true, shape, members: [], readers, lastRead: -1 };
   let lastRead = -1;
@@ -168,19 +170,17 @@ function plan(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly Fi
     if (at < 0) throw new Error(`${type.name}.${name} is not in the typed text`);
     (readers[at] ??= []).push(index);
     lastRead = Math.max(lastRead, at);
-    const inner = shape.fields[at]!.shape;
-    if (!inner) return { prefix, name, list: false };
-    const named = getNamedType(type.getFields()[name]!.type) as GraphQLObjectType;
-    return { prefix, name, inner: plan(scope, named, fieldNodes, inner), list: shape.fields[at]!.list };
+    const { shape: inner, list } = shape.fields[at]!;
+    return inner ? { prefix, name, inner: plan(scope, inner, fieldNodes), list } : { prefix, name, list: false };
   });
   return { whole: false, shape, members, readers, lastRead };
 }
 
 /**
  * Whether a member's key stands at `at`: its quotes and colon where the key's length puts them.
- * Which key it is needs no reading (nor comparing, a third of the scan's time): a typed text is
- * used only when its row was typed by this schema's functions (`typed_shape`), which write every
- * member of the type, in this order. The check keeps the scan on the text's structure: a text cut
+ * Which key it is needs no reading, nor comparing: a typed text is used only when its row was
+ * typed by this schema's functions (`typed_shape`), which write every member of the type, in this
+ * order. The check keeps the scan on the text's structure: a text cut
  * short, or with its structure altered, ends in the error rather than in a scan without end.
  */
 function keyAt(text: string, at: number, key: string): boolean {
@@ -316,6 +316,6 @@ function scanList(text: string, at: number, itemPlan: ObjectPlan): Scanned {
 
 /** Writes the selection `nodes` make of `type` from its typed text (the typed path's JSON of the whole object). */
 export function projector(scope: SelectionScope, type: GraphQLObjectType, nodes: readonly FieldNode[]): Projector {
-  const objectPlan = plan(scope, type, nodes, textShapeOf(scope, type));
+  const objectPlan = plan(scope, textShapeOf(scope, type), nodes);
   return (text) => scanObject(text, 0, objectPlan, false).written;
 }
